@@ -1,0 +1,80 @@
+package connectors
+
+import (
+	"context"
+	"math/rand/v2"
+	"time"
+)
+
+// Lease timing: a holder renews every leaseRenew; a dead holder's lease runs out after leaseTTL, so another
+// replica takes over within leaseTTL+leaseRenew (well inside the contract's 60 s).
+const (
+	leaseTTL   = 30 * time.Second
+	leaseRenew = 10 * time.Second
+)
+
+// RunExclusive runs fn while this replica holds the named lease, and only then. fn's context ends when the
+// lease is lost or ctx ends; when fn returns early it is started again after a pause, as long as the lease
+// is held. RunExclusive returns when ctx ends.
+func RunExclusive(ctx context.Context, env Env, lock string, fn func(ctx context.Context) error) {
+	log := env.Log.WithField("lease", lock)
+	for ctx.Err() == nil {
+		ok, err := env.Leases.TryAcquire(ctx, lock, env.Holder, leaseTTL)
+		if err != nil {
+			log.WithError(err).Warn("lease: acquire failed")
+		}
+		if !ok {
+			sleep(ctx, leaseRenew/2+time.Duration(rand.Int64N(int64(leaseRenew/2))))
+			continue
+		}
+		log.Info("lease: acquired")
+		holdAndRun(ctx, env, lock, fn)
+		// Give the lease back so another replica need not wait for it to expire (shutdown, fn gave up).
+		release, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		if err := env.Leases.Release(release, lock, env.Holder); err != nil {
+			log.WithError(err).Warn("lease: release failed")
+		}
+		cancel()
+	}
+}
+
+// holdAndRun renews the lease in the background while fn runs, cancelling fn when renewal fails.
+func holdAndRun(ctx context.Context, env Env, lock string, fn func(ctx context.Context) error) {
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for runCtx.Err() == nil {
+			if err := fn(runCtx); err != nil && runCtx.Err() == nil {
+				env.Log.WithField("lease", lock).WithError(err).Warn("exclusive task stopped; restarting")
+				sleep(runCtx, 5*time.Second)
+			}
+		}
+	}()
+	t := time.NewTicker(leaseRenew)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+			ok, err := env.Leases.TryAcquire(ctx, lock, env.Holder, leaseTTL)
+			if !ok || err != nil {
+				env.Log.WithField("lease", lock).WithError(err).Warn("lease: lost")
+				cancel()
+				<-done
+				return
+			}
+		}
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}

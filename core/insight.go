@@ -1,0 +1,52 @@
+package core
+
+import "time"
+
+// InsightJob is a durable queue entry: one feedback waiting for insight extraction.
+type InsightJob struct {
+	ID          ID
+	Workspace   ID
+	RecordID    ID
+	State       string // queued | running | done | failed
+	Attempts    int
+	MaxAttempts int
+	LastError   string
+	RunAt       time.Time // not before
+	LeaseUntil  time.Time // while running
+	LeasedBy    string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+// Insight job states.
+const (
+	JobQueued  = "queued"
+	JobRunning = "running"
+	JobDone    = "done"
+	JobFailed  = "failed"
+)
+
+// DefaultJobAttempts is how often a job is tried before it is kept as failed.
+const DefaultJobAttempts = 5
+
+// Insight is one extracted statement of a feedback record.
+type Insight struct {
+	ID             ID
+	Workspace      ID
+	RecordID       ID
+	Kind           string // request | problem | praise | question
+	Summary        string
+	Quote          string
+	Sentiment      string // positive | neutral | negative
+	SentimentScore float64
+	Themes         []string
+	Tags           []string
+	Extractor      string
+	CreatedAt      time.Time
+}
+
+// InsightRow is an insight with the record facts signals roll up by.
+type InsightRow struct {
+	Insight
+	Customer string // company name of the record, "" when none
+}

@@ -1,0 +1,173 @@
+package core
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ListRequest is a listing as a client asked for it: raw parameter values, validated by List.
+type ListRequest struct {
+	RecordType   string
+	Search       string
+	Sort         string
+	CreatedFrom  string
+	CreatedTo    string
+	UpdatedSince string
+	Product      string
+	User         string
+	Tags         []string
+	Limit        string
+	Cursor       string
+}
+
+// Page is one page of a listing; Next is the cursor of the following page, "" on the last.
+type Page struct {
+	Records []Record
+	Next    string
+}
+
+// Listing limits.
+const (
+	DefaultPageSize = 100
+	MaxPageSize     = 1000
+)
+
+// List validates a listing request and returns one page.
+func (s *Service) List(ctx context.Context, ws ID, req ListRequest) (Page, error) {
+	q, err := ParseListRequest(req)
+	if err != nil {
+		return Page{}, err
+	}
+	if req.Cursor != "" {
+		c, err := decodeCursor(req.Cursor, ws, q)
+		if err != nil {
+			return Page{}, invalid("cursor", "invalid cursor", "The cursor was not issued for this listing; start again without it.")
+		}
+		q.After = &c
+	}
+	limit := q.Limit
+	q.Limit++ // one more than asked tells whether another page follows
+	recs, err := s.store.Records(ctx, ws, q)
+	if err != nil {
+		return Page{}, err
+	}
+	p := Page{Records: recs}
+	if len(recs) > limit {
+		p.Records = recs[:limit]
+		last := p.Records[limit-1]
+		p.Next = encodeCursor(Cursor{CreatedAt: last.CreatedAt, ID: last.ID}, ws, q)
+	}
+	return p, nil
+}
+
+// ParseListRequest applies the contract's rules to the raw parameters (without the cursor).
+func ParseListRequest(req ListRequest) (ListQuery, error) {
+	q := ListQuery{Type: RecordIdea, Limit: DefaultPageSize}
+	if req.RecordType != "" {
+		t, ok := ParseRecordType(req.RecordType)
+		if !ok {
+			return q, invalid("record_type", "invalid record_type", "record_type must be one of Idea, Feedback, Feature, Objective.")
+		}
+		q.Type = t
+	}
+	q.Search = Fold(strings.TrimSpace(req.Search))
+	switch strings.ToLower(req.Sort) {
+	case "", "desc":
+	case "asc":
+		q.Asc = true
+	default:
+		return q, invalid("sort", "invalid sort", "sort must be asc or desc.")
+	}
+	var err error
+	if q.From, err = parseTimeParam("created_from", req.CreatedFrom, false); err != nil {
+		return q, err
+	}
+	if q.To, err = parseTimeParam("created_to", req.CreatedTo, true); err != nil {
+		return q, err
+	}
+	if q.UpdatedSince, err = parseTimeParam("updated_since", req.UpdatedSince, false); err != nil {
+		return q, err
+	}
+	if req.Product != "" {
+		if q.Type == RecordObjective {
+			return q, invalid("product", "product filter does not apply to Objective", "Objectives have no product; drop the product parameter.")
+		}
+		if !ValidID(req.Product) {
+			return q, invalid("product", "invalid product id", "product must be a 24-character hex id.")
+		}
+		q.ProductID = ID(req.Product)
+	}
+	if req.User != "" {
+		if !ValidID(req.User) {
+			return q, invalid("user", "invalid user id", "user must be a 24-character hex id.")
+		}
+		q.UserID = ID(req.User)
+	}
+	for _, t := range req.Tags {
+		if !ValidID(t) {
+			return q, invalid("tags", "invalid tag id", "Each tags value must be a 24-character hex id; %q is not.", t)
+		}
+		q.TagIDs = append(q.TagIDs, ID(t))
+	}
+	if req.Limit != "" {
+		n, err := strconv.Atoi(req.Limit)
+		if err != nil || n < 1 || n > MaxPageSize {
+			return q, invalid("limit", "invalid limit", "limit must be a whole number from 1 to %d.", MaxPageSize)
+		}
+		q.Limit = n
+	}
+	return q, nil
+}
+
+// parseTimeParam reads RFC 3339 with any offset, or a date; a date as an upper bound means its last
+// millisecond.
+func parseTimeParam(name, v string, end bool) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+		return t.UTC(), nil
+	}
+	if d, err := time.Parse("2006-01-02", v); err == nil {
+		if end {
+			return d.Add(24*time.Hour - time.Millisecond), nil
+		}
+		return d, nil
+	}
+	return time.Time{}, invalid(name, "invalid "+name, "%s must be an RFC 3339 timestamp or a YYYY-MM-DD date.", name)
+}
+
+// Cursors are opaque to clients: the last position plus a checksum over the workspace and the query, so a
+// cursor that was never issued, or one from another listing, is refused instead of silently misread.
+func cursorSum(pos []byte, ws ID, q ListQuery) []byte {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s|%s|%s|%t|%d|%d|%d|%s|%s|%v|", ws, q.Type, q.Search, q.Asc, q.From.UnixMilli(),
+		q.To.UnixMilli(), q.UpdatedSince.UnixMilli(), q.ProductID, q.UserID, q.TagIDs)
+	h.Write(pos)
+	return h.Sum(nil)[:8]
+}
+
+func encodeCursor(c Cursor, ws ID, q ListQuery) string {
+	pos := binary.BigEndian.AppendUint64(nil, uint64(c.CreatedAt.UnixMilli()))
+	pos = append(pos, c.ID...)
+	return base64.RawURLEncoding.EncodeToString(append(pos, cursorSum(pos, ws, q)...))
+}
+
+func decodeCursor(s string, ws ID, q ListQuery) (Cursor, error) {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || len(b) != 8+24+8 {
+		return Cursor{}, fmt.Errorf("malformed cursor")
+	}
+	pos, sum := b[:32], b[32:]
+	if string(sum) != string(cursorSum(pos, ws, q)) || !ValidID(string(pos[8:])) {
+		return Cursor{}, fmt.Errorf("cursor checksum mismatch")
+	}
+	ms := int64(binary.BigEndian.Uint64(pos[:8]))
+	return Cursor{CreatedAt: time.UnixMilli(ms).UTC(), ID: ID(pos[8:])}, nil
+}

@@ -1,0 +1,165 @@
+package core
+
+import (
+	"context"
+	"time"
+)
+
+// Observer hears about created records (metrics). It must not block.
+type Observer interface {
+	RecordCreated(source string, t RecordType)
+}
+
+// Options tune a Service; zero values are sensible defaults.
+type Options struct {
+	Companies   *CompanyResolver
+	Sanitizer   *Sanitizer
+	Now         func() time.Time
+	Observer    Observer
+	JobAttempts int // insight job attempts before a job is kept as failed
+}
+
+// Service enforces every rule of the contract over a Store. It is safe for concurrent use.
+type Service struct {
+	store     Store
+	companies *CompanyResolver
+	sanitizer *Sanitizer
+	now       func() time.Time
+	obs       Observer
+	attempts  int
+}
+
+// NewService wires a service to its store.
+func NewService(st Store, o Options) *Service {
+	s := &Service{store: st, companies: o.Companies, sanitizer: o.Sanitizer, now: o.Now, obs: o.Observer, attempts: o.JobAttempts}
+	if s.companies == nil {
+		s.companies = NewCompanyResolver(nil, nil)
+	}
+	if s.sanitizer == nil {
+		s.sanitizer = NewSanitizer()
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.attempts <= 0 {
+		s.attempts = DefaultJobAttempts
+	}
+	return s
+}
+
+// Store exposes the backend to the daemon's own machinery (insight workers, leases, readiness). Connectors
+// and the API create records only through the Service.
+func (s *Service) Store() Store { return s.store }
+
+// Now is the service's clock, in UTC with millisecond precision like every stored time.
+func (s *Service) Now() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
+
+// Authenticate resolves an API key to its workspace, enforcing revocation, suspension and plan.
+func (s *Service) Authenticate(ctx context.Context, key string) (Workspace, APIKey, error) {
+	if !wellFormedKey(key) {
+		return Workspace{}, APIKey{}, ErrUnauthorized
+	}
+	k, ws, err := s.store.KeyByHash(ctx, HashAPIKey(key))
+	if err != nil {
+		if isNotFound(err) {
+			return Workspace{}, APIKey{}, ErrUnauthorized
+		}
+		return Workspace{}, APIKey{}, err
+	}
+	if ws.Suspended {
+		return Workspace{}, APIKey{}, ErrWorkspaceNotFound
+	}
+	if !ws.Plan.HasAPI() {
+		return Workspace{}, APIKey{}, ErrPlan
+	}
+	return ws, k, nil
+}
+
+// Workspace returns one workspace.
+func (s *Service) Workspace(ctx context.Context, ws ID) (Workspace, error) {
+	return s.store.Workspace(ctx, ws)
+}
+
+// Record returns one record of the workspace.
+func (s *Service) Record(ctx context.Context, ws, id ID) (Record, error) {
+	return s.store.Record(ctx, ws, id)
+}
+
+// Tags lists the workspace's tags sorted by label.
+func (s *Service) Tags(ctx context.Context, ws ID) ([]Lookup, error) {
+	return s.store.Lookups(ctx, ws, LookupTag)
+}
+
+// Products lists the workspace's products sorted by label.
+func (s *Service) Products(ctx context.Context, ws ID) ([]Lookup, error) {
+	return s.store.Lookups(ctx, ws, LookupProduct)
+}
+
+// Users lists the workspace's users as lookups labelled by display name.
+func (s *Service) Users(ctx context.Context, ws ID) ([]Lookup, error) {
+	us, err := s.store.Users(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Lookup, len(us))
+	for i, u := range us {
+		out[i] = Lookup{ID: u.ID, Label: u.Name}
+	}
+	return out, nil
+}
+
+// Checkpoint reads connector state ("" when none).
+func (s *Service) Checkpoint(ctx context.Context, ws ID, name string) (string, error) {
+	return s.store.Checkpoint(ctx, ws, name)
+}
+
+// SetCheckpoint writes connector state outside a record (e.g. after skipping an auto-reply).
+func (s *Service) SetCheckpoint(ctx context.Context, ws ID, name, value string) error {
+	return s.store.SetCheckpoint(ctx, ws, Checkpoint{Name: name, Value: value})
+}
+
+// ReportConnector records a connector's state for GET /api/connectors.
+func (s *Service) ReportConnector(ctx context.Context, st ConnectorStatus) error {
+	st.UpdatedAt = s.Now()
+	return s.store.PutConnectorStatus(ctx, st)
+}
+
+// Connectors lists the workspace's connector states.
+func (s *Service) Connectors(ctx context.Context, ws ID) ([]ConnectorStatus, error) {
+	return s.store.ConnectorStatuses(ctx, ws)
+}
+
+// StartImport persists a new running import run.
+func (s *Service) StartImport(ctx context.Context, ws ID, connector, file string) (ImportRun, error) {
+	run := ImportRun{ID: NewID(), Workspace: ws, Connector: connector, File: file, Status: ImportRunning, StartedAt: s.Now()}
+	return run, s.store.PutImportRun(ctx, run)
+}
+
+// FinishImport saves a run's counters; with a final status it also stamps the finish time.
+func (s *Service) FinishImport(ctx context.Context, run ImportRun) error {
+	if run.Status != ImportRunning && run.FinishedAt.IsZero() {
+		run.FinishedAt = s.Now()
+	}
+	return s.store.PutImportRun(ctx, run)
+}
+
+// ImportRuns lists the workspace's import runs, newest first.
+func (s *Service) ImportRuns(ctx context.Context, ws ID) ([]ImportRun, error) {
+	return s.store.ImportRuns(ctx, ws)
+}
+
+// ImportRun returns one import run of the workspace.
+func (s *Service) ImportRun(ctx context.Context, ws, id ID) (ImportRun, error) {
+	return s.store.ImportRun(ctx, ws, id)
+}
+
+// Insights returns a record's insights; ErrNotFound when the record is not the workspace's.
+func (s *Service) Insights(ctx context.Context, ws, record ID) ([]Insight, error) {
+	if _, err := s.store.Record(ctx, ws, record); err != nil {
+		return nil, err
+	}
+	return s.store.Insights(ctx, ws, record)
+}
+
+// JobAttempts is how many attempts an insight job gets.
+func (s *Service) JobAttempts() int { return s.attempts }

@@ -1,0 +1,162 @@
+package core
+
+import (
+	"context"
+	"time"
+)
+
+// NewRecord is a fully validated record as the service hands it to the store. The store writes it, its
+// contact and company, its tags, the insight job, the idempotency entry and the checkpoint in one
+// transaction, or nothing.
+type NewRecord struct {
+	ID              ID
+	Type            RecordType
+	Title           string
+	DescriptionHTML string
+	Description     string // plain text
+	SearchText      string // case-folded title + "\n" + plain description
+	Status          string
+	Source          string
+	AssigneeID      ID
+	ProductID       ID
+	TagIDs          []ID
+	Contact         *ContactRef
+	Reporter        string
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+	// CountIdea increments the workspace's ideas_used, failing with *IdeaLimitError when the limit is met.
+	CountIdea bool
+	// DedupKey, when set, is unique per workspace: a second write returns the first record, created=false.
+	DedupKey string
+	// EnqueueInsight adds a queued insight job for the record.
+	EnqueueInsight bool
+	Idempotency    *Idempotency
+	Checkpoint     *Checkpoint
+}
+
+// ContactRef names the customer of a record. The store matches the contact by EmailKey (lower-cased
+// address) and the company by Domain, creating either when missing: a new company takes CompanyName, an
+// existing one keeps its own; an existing contact without a name takes Name.
+type ContactRef struct {
+	Email       string // as given, trimmed
+	EmailKey    string // lower-cased
+	Name        string
+	Domain      string // registrable domain in punycode; "" for personal mailboxes (no company)
+	CompanyName string
+}
+
+// Idempotency ties a create to a client's Idempotency-Key. Fingerprint identifies the request (endpoint and
+// body); the same key with another fingerprint within the window is ErrIdempotencyConflict.
+type Idempotency struct {
+	Key         string
+	Fingerprint string
+}
+
+// IdempotencyWindow is how long a key is remembered.
+const IdempotencyWindow = 24 * time.Hour
+
+// Checkpoint is connector state written in the same transaction as a record.
+type Checkpoint struct {
+	Name  string
+	Value string
+}
+
+// Cursor is a keyset position in a listing: the last record returned.
+type Cursor struct {
+	CreatedAt time.Time
+	ID        ID
+}
+
+// ListQuery selects records of one workspace. The store returns at most Limit records after Cursor in the
+// query's order (createdAt, then id).
+type ListQuery struct {
+	Type         RecordType
+	Search       string // case-folded substring; "" for none
+	Asc          bool
+	From, To     time.Time // inclusive; zero for open
+	UpdatedSince time.Time
+	ProductID    ID
+	UserID       ID
+	TagIDs       []ID // all must be present
+	Limit        int
+	After        *Cursor
+}
+
+// BulkResult is the outcome of one record of a bulk write.
+type BulkResult struct {
+	ID      ID
+	Created bool // false: a record with the same dedup key existed
+}
+
+// Store is the persistence of every workspace. Every method that reads or writes tenant data takes the
+// workspace id, and an id of another workspace behaves exactly like an absent one (ErrNotFound). Failures
+// of the backend itself (down, unreachable) wrap ErrUnavailable.
+type Store interface {
+	// Workspaces and keys.
+	CreateWorkspace(ctx context.Context, w Workspace) error
+	Workspace(ctx context.Context, id ID) (Workspace, error)
+	Workspaces(ctx context.Context) ([]Workspace, error)
+	UpdateWorkspace(ctx context.Context, w Workspace) error // name, plan, idea limit, suspended
+	CreateAPIKey(ctx context.Context, k APIKey) error
+	APIKeys(ctx context.Context, ws ID) ([]APIKey, error)
+	RevokeAPIKey(ctx context.Context, keyID ID, at time.Time) error
+	// KeyByHash finds an active (not revoked) key and its workspace; ErrNotFound otherwise.
+	KeyByHash(ctx context.Context, hash string) (APIKey, Workspace, error)
+
+	// Lookups. PutLookups returns the stored items: a label that exists (case-insensitively) is not duplicated.
+	PutLookups(ctx context.Context, ws ID, kind LookupKind, labels []string) ([]Lookup, error)
+	Lookups(ctx context.Context, ws ID, kind LookupKind) ([]Lookup, error) // sorted by label, case-insensitive
+	CreateUser(ctx context.Context, ws ID, u User) error
+	Users(ctx context.Context, ws ID) ([]User, error) // sorted by name, case-insensitive
+	// PutCompany creates a company or renames the one with that domain.
+	PutCompany(ctx context.Context, ws ID, c Company) (Company, error)
+	Companies(ctx context.Context, ws ID) ([]Company, error)
+
+	// Records. CreateRecord returns created=false with the earlier record for a repeated DedupKey or a
+	// replayed idempotency key; unknown tag, product or assignee ids give *ValidationError naming the id.
+	CreateRecord(ctx context.Context, ws ID, r NewRecord) (rec Record, created bool, err error)
+	// CreateRecords writes many records in one transaction (the importers' bulk path). Idempotency and
+	// CountIdea are not used there; duplicates by DedupKey come back with Created=false.
+	CreateRecords(ctx context.Context, ws ID, rs []NewRecord) ([]BulkResult, error)
+	Record(ctx context.Context, ws ID, id ID) (Record, error)
+	Records(ctx context.Context, ws ID, q ListQuery) ([]Record, error)
+
+	// Connector state.
+	Checkpoint(ctx context.Context, ws ID, name string) (string, error) // "" when none
+	SetCheckpoint(ctx context.Context, ws ID, c Checkpoint) error
+	PutConnectorStatus(ctx context.Context, st ConnectorStatus) error
+	ConnectorStatuses(ctx context.Context, ws ID) ([]ConnectorStatus, error)
+
+	// Import runs.
+	PutImportRun(ctx context.Context, run ImportRun) error      // insert or update by id
+	ImportRuns(ctx context.Context, ws ID) ([]ImportRun, error) // newest first
+	ImportRun(ctx context.Context, ws ID, id ID) (ImportRun, error)
+
+	// Insight queue. Claim leases up to n due jobs (queued, or running with an expired lease) to worker.
+	ClaimInsightJobs(ctx context.Context, worker string, n int, lease time.Duration) ([]InsightJob, error)
+	// CompleteInsightJob stores the insights and marks the job done, only while worker still holds it.
+	CompleteInsightJob(ctx context.Context, job InsightJob, worker string, ins []Insight) error
+	// FailInsightJob records an attempt's error: requeued at retryAt, or kept as failed when final.
+	FailInsightJob(ctx context.Context, job InsightJob, worker string, msg string, retryAt time.Time, final bool) error
+	// ReleaseInsightJob gives a claimed job back untouched (shutdown).
+	ReleaseInsightJob(ctx context.Context, job InsightJob, worker string) error
+	FailedInsightJobs(ctx context.Context, ws ID) ([]InsightJob, error) // ws "" for all workspaces
+	// RetryInsightJobs requeues failed jobs: one by id, or all when id is "" (of ws, or all when ws is "").
+	RetryInsightJobs(ctx context.Context, ws ID, id ID) (int, error)
+	InsightQueueDepth(ctx context.Context) (int, error)
+	Insights(ctx context.Context, ws ID, recordID ID) ([]Insight, error)
+	InsightRows(ctx context.Context, ws ID, from, to time.Time) ([]InsightRow, error)
+
+	// Leases coordinate replicas: one holder per name at a time.
+	Leases
+
+	Ping(ctx context.Context) error
+	Close() error
+}
+
+// Leases is the one mechanism for work that must run on exactly one replica: a named lease with an expiry
+// that its holder renews. TryAcquire takes a free or expired lease, or renews the caller's own.
+type Leases interface {
+	TryAcquire(ctx context.Context, name, holder string, ttl time.Duration) (bool, error)
+	Release(ctx context.Context, name, holder string) error
+}

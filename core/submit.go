@@ -1,0 +1,196 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Limits of the contract (§2.1), in characters.
+const (
+	MaxTitle        = 500
+	MaxDescription  = 100_000
+	MaxCustomerName = 200
+	MaxTags         = 50
+)
+
+// Submission is one record to create, from any path: API, Slack, email or CSV.
+type Submission struct {
+	Type               RecordType
+	Title              string
+	Description        string // HTML or plain text
+	CustomerEmail      string
+	CustomerName       string
+	Source             string // raw label, normalized
+	DefaultSource      string // when Source is blank; "" means "Manual"
+	ProductID          ID
+	AssigneeID         ID
+	TagIDs             []ID
+	Reporter           string
+	CreatedAt          time.Time // zero: now
+	CountsAgainstLimit bool
+	DedupKey           string
+	Idempotency        *Idempotency
+	Checkpoint         *Checkpoint
+}
+
+// Result is a created (or replayed) record.
+type Result struct {
+	Record  Record
+	Created bool // false: the dedup or idempotency key matched an earlier record
+}
+
+// BatchResult is one submission's outcome in SubmitBatch. Err is that item's validation error;
+// Created=false with a nil Err is a duplicate.
+type BatchResult struct {
+	ID      ID
+	Created bool
+	Err     error
+}
+
+// Submit validates and writes one record with everything that belongs to it, in one transaction.
+func (s *Service) Submit(ctx context.Context, ws ID, sub Submission) (Result, error) {
+	nr, err := s.prepare(sub)
+	if err != nil {
+		return Result{}, err
+	}
+	rec, created, err := s.store.CreateRecord(ctx, ws, nr)
+	if err != nil {
+		return Result{}, err
+	}
+	if created && s.obs != nil {
+		s.obs.RecordCreated(rec.Source, rec.Type)
+	}
+	return Result{Record: rec, Created: created}, nil
+}
+
+// SubmitBatch validates each submission on its own and writes the valid ones in one store transaction.
+func (s *Service) SubmitBatch(ctx context.Context, ws ID, subs []Submission) ([]BatchResult, error) {
+	out := make([]BatchResult, len(subs))
+	var (
+		valid []NewRecord
+		index []int
+	)
+	for i, sub := range subs {
+		nr, err := s.prepare(sub)
+		if err != nil {
+			out[i].Err = err
+			continue
+		}
+		nr.CountIdea, nr.Idempotency = false, nil
+		valid = append(valid, nr)
+		index = append(index, i)
+	}
+	if len(valid) == 0 {
+		return out, nil
+	}
+	res, err := s.store.CreateRecords(ctx, ws, valid)
+	if err != nil {
+		return nil, err
+	}
+	for j, r := range res {
+		out[index[j]].ID, out[index[j]].Created = r.ID, r.Created
+		if r.Created && s.obs != nil {
+			s.obs.RecordCreated(valid[j].Source, valid[j].Type)
+		}
+	}
+	return out, nil
+}
+
+// prepare applies every rule of the contract to a submission and returns the record to store.
+func (s *Service) prepare(sub Submission) (NewRecord, error) {
+	if _, ok := ParseRecordType(string(sub.Type)); !ok {
+		return NewRecord{}, invalid("record_type", "invalid record_type", "record_type must be one of Idea, Feedback, Feature, Objective.")
+	}
+	title := strings.TrimSpace(sub.Title)
+	switch n := runeLen(title); {
+	case n == 0:
+		return NewRecord{}, invalid("title", "title is required", "The title must not be blank.")
+	case n > MaxTitle:
+		return NewRecord{}, invalid("title", "title is too long", "The title has %d characters; the limit is %d.", n, MaxTitle)
+	}
+	if n := runeLen(sub.Description); n > MaxDescription {
+		return NewRecord{}, invalid("description", "description is too long", "The description has %d characters; the limit is %d.", n, MaxDescription)
+	}
+	if n := runeLen(sub.CustomerName); n > MaxCustomerName {
+		return NewRecord{}, invalid("customer_name", "customer_name is too long", "The customer_name has %d characters; the limit is %d.", n, MaxCustomerName)
+	}
+	if len(sub.TagIDs) > MaxTags {
+		return NewRecord{}, invalid("tags", "too many tags", "A record takes at most %d tags; %d were given.", MaxTags, len(sub.TagIDs))
+	}
+	nr := NewRecord{
+		Type: sub.Type, Title: title, Status: StatusTriage, Reporter: strings.TrimSpace(sub.Reporter),
+		Source: NormalizeSource(sub.Source, sub.DefaultSource), DedupKey: sub.DedupKey,
+		CountIdea: sub.CountsAgainstLimit, Idempotency: sub.Idempotency, Checkpoint: sub.Checkpoint,
+	}
+	if err := checkIDs(&nr, sub); err != nil {
+		return NewRecord{}, err
+	}
+	if d := strings.TrimSpace(sub.Description); d != "" {
+		if IsHTML(d) {
+			nr.DescriptionHTML = s.sanitizer.Sanitize(d)
+			nr.Description = HTMLToText(nr.DescriptionHTML)
+		} else {
+			nr.DescriptionHTML, nr.Description = d, d
+		}
+	}
+	if e := strings.TrimSpace(sub.CustomerEmail); e != "" {
+		addr, err := ParseEmail(e)
+		if err != nil {
+			return NewRecord{}, invalid("customer_email", "invalid customer_email", "customer_email must be one bare address such as jane@acme.com.")
+		}
+		c := &ContactRef{Email: addr, EmailKey: strings.ToLower(addr), Name: strings.TrimSpace(sub.CustomerName)}
+		c.Domain, c.CompanyName, _ = s.companies.Resolve(addr)
+		nr.Contact = c
+	}
+	now := s.Now()
+	nr.CreatedAt, nr.UpdatedAt = now, now
+	if !sub.CreatedAt.IsZero() {
+		nr.CreatedAt = sub.CreatedAt.UTC().Truncate(time.Millisecond)
+		if nr.CreatedAt.After(now) {
+			nr.UpdatedAt = nr.CreatedAt
+		}
+	}
+	nr.ID = NewIDAt(nr.CreatedAt)
+	nr.SearchText = Fold(nr.Title + "\n" + nr.Description)
+	nr.EnqueueInsight = nr.Type == RecordFeedback && nr.Description != ""
+	return nr, nil
+}
+
+// checkIDs validates the layout of referenced ids and removes repeated tags; whether they exist in the
+// workspace is checked by the store inside the write transaction.
+func checkIDs(nr *NewRecord, sub Submission) error {
+	for _, f := range []struct {
+		field string
+		id    ID
+		dst   *ID
+	}{{"product", sub.ProductID, &nr.ProductID}, {"user", sub.AssigneeID, &nr.AssigneeID}} {
+		if f.id == "" {
+			continue
+		}
+		if !ValidID(string(f.id)) {
+			return invalid(f.field, "invalid "+f.field+" id", "%s must be a 24-character hex id.", f.field)
+		}
+		*f.dst = f.id
+	}
+	seen := make(map[ID]bool, len(sub.TagIDs))
+	for _, t := range sub.TagIDs {
+		if !ValidID(string(t)) {
+			return invalid("tags", "invalid tag id", "Each tag must be a 24-character hex id; %q is not.", t)
+		}
+		if !seen[t] {
+			seen[t] = true
+			nr.TagIDs = append(nr.TagIDs, t)
+		}
+	}
+	return nil
+}
+
+// UnknownID is the validation error a store returns for a referenced id that is not the workspace's.
+func UnknownID(field string, id ID) *ValidationError {
+	return invalid(field, fmt.Sprintf("unknown %s id %q", field, id), "No %s with id %s exists in this workspace.", field, id)
+}
+
+func isNotFound(err error) bool { return errors.Is(err, ErrNotFound) }

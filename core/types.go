@@ -1,0 +1,172 @@
+package core
+
+import "time"
+
+// Plan is a workspace's subscription plan.
+type Plan string
+
+const (
+	PlanFree     Plan = "free"
+	PlanStarter  Plan = "starter"
+	PlanPro      Plan = "pro"
+	PlanBusiness Plan = "business"
+)
+
+// ParsePlan accepts the four plan names in any case.
+func ParsePlan(s string) (Plan, bool) {
+	switch p := Plan(lower(s)); p {
+	case PlanFree, PlanStarter, PlanPro, PlanBusiness:
+		return p, true
+	}
+	return "", false
+}
+
+// HasAPI reports whether the plan includes the records API.
+func (p Plan) HasAPI() bool { return p == PlanPro || p == PlanBusiness }
+
+// DefaultIdeaLimit is the idea limit a workspace gets when none is given; 0 means unlimited.
+func (p Plan) DefaultIdeaLimit() int {
+	switch p {
+	case PlanFree:
+		return 25
+	case PlanStarter:
+		return 250
+	case PlanPro:
+		return 1000
+	}
+	return 0
+}
+
+// Workspace is one tenant: every record, key and lookup belongs to exactly one.
+type Workspace struct {
+	ID        ID
+	Name      string
+	Plan      Plan
+	IdeaLimit int // 0 = unlimited
+	IdeasUsed int
+	Suspended bool
+	CreatedAt time.Time
+}
+
+// APIKey is a stored key: only the SHA-256 hash of the secret is kept.
+type APIKey struct {
+	ID        ID
+	Workspace ID
+	Name      string
+	Prefix    string // first characters of the key, to recognise it in listings
+	Hash      string // hex SHA-256 of the whole key
+	CreatedAt time.Time
+	RevokedAt time.Time // zero while active
+}
+
+// RecordType is one of the four record kinds.
+type RecordType string
+
+const (
+	RecordIdea      RecordType = "Idea"
+	RecordFeedback  RecordType = "Feedback"
+	RecordFeature   RecordType = "Feature"
+	RecordObjective RecordType = "Objective"
+)
+
+// ParseRecordType accepts the four types in any case.
+func ParseRecordType(s string) (RecordType, bool) {
+	for _, t := range []RecordType{RecordIdea, RecordFeedback, RecordFeature, RecordObjective} {
+		if lower(s) == lower(string(t)) {
+			return t, true
+		}
+	}
+	return "", false
+}
+
+// StatusTriage is the status of every new record.
+const StatusTriage = "Triage"
+
+// Record is a stored record with its labels resolved.
+type Record struct {
+	ID              ID
+	Workspace       ID
+	Type            RecordType
+	Title           string
+	DescriptionHTML string // sanitized HTML as stored
+	Description     string // plain text, what every response shows
+	Status          string
+	AssigneeID      ID
+	Assignee        string // display name
+	ProductID       ID
+	Product         string
+	TagIDs          []ID
+	Tags            []string
+	Source          string
+	CustomerEmail   string
+	Customer        string // company name, "" when none
+	CompanyID       ID
+	ContactID       ID
+	Reporter        string
+	Release         string
+	Timeframe       string
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+}
+
+// Lookup is a tag, product or user as the API lists them.
+type Lookup struct {
+	ID    ID
+	Label string
+}
+
+// LookupKind names the simple label sets.
+type LookupKind string
+
+const (
+	LookupTag     LookupKind = "tag"
+	LookupProduct LookupKind = "product"
+)
+
+// User is a workspace member who can be an assignee.
+type User struct {
+	ID    ID
+	Name  string
+	Email string
+}
+
+// Company groups contacts by email domain.
+type Company struct {
+	ID     ID
+	Name   string
+	Domain string
+}
+
+// ImportRun is one CSV import, scheduled or from the CLI.
+type ImportRun struct {
+	ID         ID
+	Workspace  ID
+	Connector  string
+	File       string
+	Status     string // running | succeeded | failed
+	Rows       int
+	Created    int
+	Duplicates int
+	Failed     int
+	Error      string
+	StartedAt  time.Time
+	FinishedAt time.Time // zero while running
+}
+
+// Import run states.
+const (
+	ImportRunning   = "running"
+	ImportSucceeded = "succeeded"
+	ImportFailed    = "failed"
+)
+
+// ConnectorStatus is what GET /api/connectors shows of a connector entry; never a secret.
+type ConnectorStatus struct {
+	Workspace     ID
+	Name          string
+	Kind          string
+	State         string
+	LastSuccessAt time.Time
+	LastError     string
+	UpdatedAt     time.Time
+}
