@@ -69,10 +69,13 @@ func domainOf(addr string) string {
 	return addr[at+1:]
 }
 
+// lookupProfile is IDNA lookup without STD3's host-name rule, because real mail domains carry underscores.
+var lookupProfile = idna.New(idna.MapForLookup(), idna.StrictDomainName(false), idna.BidiRule())
+
 // registrable returns the registrable domain (eTLD+1) in punycode.
 func registrable(host string) (string, error) {
 	host = strings.TrimSuffix(strings.ToLower(strings.TrimSpace(host)), ".")
-	ascii, err := idna.Lookup.ToASCII(host)
+	ascii, err := lookupProfile.ToASCII(host)
 	if err != nil {
 		return "", err
 	}

@@ -39,7 +39,7 @@ var looksHTML = regexp.MustCompile(`<[a-zA-Z!/][^>]*>|&[a-zA-Z#][a-zA-Z0-9]*;`)
 func IsHTML(s string) bool { return looksHTML.MatchString(s) }
 
 var blockAtoms = map[atom.Atom]bool{
-	atom.P: true, atom.Div: true, atom.Br: true, atom.Li: true, atom.Ul: true, atom.Ol: true,
+	atom.P: true, atom.Div: true, atom.Li: true, atom.Ul: true, atom.Ol: true,
 	atom.H1: true, atom.H2: true, atom.H3: true, atom.H4: true, atom.H5: true, atom.H6: true,
 	atom.Tr: true, atom.Table: true, atom.Blockquote: true, atom.Pre: true, atom.Hr: true,
 	atom.Section: true, atom.Article: true, atom.Header: true, atom.Footer: true, atom.Dt: true, atom.Dd: true,
@@ -65,7 +65,11 @@ func HTMLToText(s string) string {
 			b.WriteString(n.Data)
 			return
 		case xhtml.ElementNode:
-			if n.DataAtom == atom.Script || n.DataAtom == atom.Style {
+			switch n.DataAtom {
+			case atom.Script, atom.Style:
+				return
+			case atom.Br:
+				b.WriteByte('\n')
 				return
 			}
 		}
