@@ -1,0 +1,104 @@
+package slack
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/feedbridge/feedbridge/core"
+)
+
+// Config is one connectors.slack entry (contract §4): one Slack app, or one team of an app, feeding one
+// feedbridge workspace.
+type Config struct {
+	Name          string            `koanf:"name" mapstructure:"name"`
+	Workspace     string            `koanf:"workspace" mapstructure:"workspace"`
+	SigningSecret string            `koanf:"signing_secret" mapstructure:"signing_secret"`
+	BotToken      string            `koanf:"bot_token" mapstructure:"bot_token"`
+	TeamID        string            `koanf:"team_id" mapstructure:"team_id"`
+	Commands      map[string]string `koanf:"commands" mapstructure:"commands"`
+}
+
+// Command kinds a slash command can be mapped to.
+const (
+	kindFeedback = "feedback"
+	kindIdea     = "idea"
+)
+
+// defaultCommands is used when an entry names none.
+func defaultCommands() map[string]string {
+	return map[string]string{"/feedback": kindFeedback, "/idea": kindIdea}
+}
+
+// validate checks one entry without any network call and fills in defaults. Errors name the entry and
+// the key, never a secret's value.
+func (c *Config) validate() error {
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("slack %q: "+format, append([]any{c.Name}, args...)...))
+	}
+	if strings.TrimSpace(c.Name) == "" {
+		bad("name is required")
+	}
+	if !core.ValidID(c.Workspace) {
+		bad("workspace must be a workspace id (24 lowercase hex characters)")
+	}
+	if c.SigningSecret == "" {
+		bad("signing_secret is required")
+	}
+	if len(c.Commands) == 0 {
+		c.Commands = defaultCommands()
+	}
+	for name, kind := range c.Commands {
+		if !strings.HasPrefix(name, "/") || len(name) < 2 || strings.ContainsAny(name, " \t\n") {
+			bad("commands: %q is not a slash command name such as /feedback", name)
+		}
+		switch strings.ToLower(kind) {
+		case kindFeedback, kindIdea:
+			c.Commands[name] = strings.ToLower(kind)
+		default:
+			bad("commands: %s must be feedback or idea, not %q", name, kind)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// validateAll checks every entry and that each request can reach exactly one of them: names are unique,
+// and entries sharing a signing secret (one app, several teams) have distinct team_id values.
+func validateAll(cfgs []Config) error {
+	var errs []error
+	names := map[string]bool{}
+	type route struct{ secret, team string }
+	routes := map[route]string{}
+	for i := range cfgs {
+		c := &cfgs[i]
+		if err := c.validate(); err != nil {
+			errs = append(errs, err)
+		}
+		if names[c.Name] {
+			errs = append(errs, fmt.Errorf("slack %q: name is used by another entry", c.Name))
+		}
+		names[c.Name] = true
+		key := route{c.SigningSecret, c.TeamID}
+		if other, dup := routes[key]; dup {
+			errs = append(errs, fmt.Errorf("slack %q: same signing_secret and team_id as entry %q; set team_id to tell them apart", c.Name, other))
+		}
+		routes[key] = c.Name
+	}
+	return errors.Join(errs...)
+}
+
+// pick chooses among the entries whose secret signed a request: the one configured for the request's
+// team, else the one without a team_id. ok is false when the team is not connected.
+func pick(cfgs []Config, signed []int, teamID string) (int, bool) {
+	fallback := -1
+	for _, i := range signed {
+		switch cfgs[i].TeamID {
+		case teamID:
+			return i, true
+		case "":
+			fallback = i
+		}
+	}
+	return fallback, fallback >= 0
+}
