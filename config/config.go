@@ -1,0 +1,112 @@
+// Package config loads feedbridge's configuration (contract §4): built-in defaults, then a YAML file, then
+// FEEDBRIDGE_ environment variables, then command-line flags. Unknown keys are rejected by their full dotted
+// path, "file:/path" secrets are read from files, and Redacted gives a view safe to print.
+package config
+
+import "time"
+
+// Config is the whole configuration. Each connector kind's entries stay raw because every connector
+// package decodes and validates its own section.
+type Config struct {
+	HTTP       HTTP       `koanf:"http"`
+	Store      Store      `koanf:"store"`
+	Log        Log        `koanf:"log"`
+	Companies  Companies  `koanf:"companies"`
+	Insights   Insights   `koanf:"insights"`
+	Connectors Connectors `koanf:"connectors"`
+}
+
+// HTTP configures the API listener. The timeouts are an extension of contract §4.
+type HTTP struct {
+	Listen            string        `koanf:"listen"`
+	RateLimit         RateLimit     `koanf:"rate_limit"`
+	ReadHeaderTimeout time.Duration `koanf:"read_header_timeout"`
+	ReadTimeout       time.Duration `koanf:"read_timeout"`
+	WriteTimeout      time.Duration `koanf:"write_timeout"`
+	ShutdownTimeout   time.Duration `koanf:"shutdown_timeout"`
+}
+
+// RateLimit is the token bucket applied per API key.
+type RateLimit struct {
+	PerSecond float64 `koanf:"per_second"`
+	Burst     int     `koanf:"burst"`
+}
+
+// Store selects the database: sqlite://PATH or postgres://….
+type Store struct {
+	URL string `koanf:"url" secret:"url"`
+}
+
+// Log configures logrus.
+type Log struct {
+	Level  string `koanf:"level"`
+	Format string `koanf:"format"`
+}
+
+// Companies tunes company grouping by email domain.
+type Companies struct {
+	PersonalDomains PersonalDomains `koanf:"personal_domains"`
+}
+
+// PersonalDomains changes the built-in list of personal mailbox domains.
+type PersonalDomains struct {
+	Add    []string `koanf:"add"`
+	Remove []string `koanf:"remove"`
+}
+
+// Insights configures the extraction queue.
+type Insights struct {
+	Provider string `koanf:"provider"`
+	Workers  int    `koanf:"workers"`
+	OpenAI   OpenAI `koanf:"openai"`
+}
+
+// OpenAI points at any OpenAI-compatible chat-completions endpoint.
+type OpenAI struct {
+	BaseURL string `koanf:"base_url"`
+	APIKey  string `koanf:"api_key" secret:"true"`
+	Model   string `koanf:"model"`
+}
+
+// Connectors holds each kind's entries undecoded; connectors.Decode turns one entry into its struct.
+type Connectors struct {
+	Slack []map[string]any `koanf:"slack"`
+	Email []map[string]any `koanf:"email"`
+	CSV   []map[string]any `koanf:"csv"`
+}
+
+// Connector kinds, as used under the connectors key.
+const (
+	KindSlack = "slack"
+	KindEmail = "email"
+	KindCSV   = "csv"
+)
+
+// ByKind returns the entries keyed by kind ("slack", "email", "csv"), so a registry of builders can be
+// walked without naming each field.
+func (c Connectors) ByKind() map[string][]map[string]any {
+	return map[string][]map[string]any{KindSlack: c.Slack, KindEmail: c.Email, KindCSV: c.CSV}
+}
+
+// Default returns the built-in defaults, the first layer of every Load.
+func Default() Config {
+	return Config{
+		HTTP: HTTP{
+			Listen:            "127.0.0.1:8080",
+			RateLimit:         RateLimit{PerSecond: 20, Burst: 40},
+			ReadHeaderTimeout: 10 * time.Second,
+			ReadTimeout:       30 * time.Second,
+			WriteTimeout:      60 * time.Second,
+			ShutdownTimeout:   20 * time.Second,
+		},
+		Store:     Store{URL: "sqlite://./feedbridge-data/feedbridge.db"},
+		Log:       Log{Level: "info", Format: "text"},
+		Companies: Companies{PersonalDomains: PersonalDomains{Add: []string{}, Remove: []string{}}},
+		Insights:  Insights{Provider: "builtin", Workers: 2},
+		Connectors: Connectors{
+			Slack: []map[string]any{},
+			Email: []map[string]any{},
+			CSV:   []map[string]any{},
+		},
+	}
+}

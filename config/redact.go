@@ -1,0 +1,122 @@
+package config
+
+import (
+	"fmt"
+	"net/url"
+	"reflect"
+	"strings"
+	"time"
+)
+
+// Mask replaces every secret in Redacted.
+const Mask = "***"
+
+// Redacted returns the effective configuration keyed like the YAML file, for `feedbridge config show`.
+// Every secret is "***": secret keys (also inside connector entries and csv headers), the password inside
+// store.url, and a password in any URL value. Empty secrets stay "" so that a missing one shows.
+func (c *Config) Redacted() map[string]any {
+	return redactStruct(reflect.ValueOf(*c))
+}
+
+func redactStruct(v reflect.Value) map[string]any {
+	out := map[string]any{}
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name := f.Tag.Get("koanf")
+		if name == "" {
+			continue
+		}
+		fv := v.Field(i)
+		switch {
+		case isSection(f.Type):
+			out[name] = redactStruct(fv)
+		case f.Type == durationType:
+			out[name] = time.Duration(fv.Int()).String()
+		case f.Type.Kind() == reflect.String:
+			out[name] = redactString(f.Tag.Get("secret") == "true", fv.String())
+		default:
+			out[name] = redactAny("", fv.Interface())
+		}
+	}
+	return out
+}
+
+// redactAny copies a decoded value, masking by key path (relative to a connector entry) and URL content.
+func redactAny(path string, v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, val := range x {
+			out[k] = redactAny(join(path, k), val)
+		}
+		return out
+	case map[any]any: // hand-built configs; Load always yields string keys
+		out := make(map[string]any, len(x))
+		for k, val := range x {
+			ks := fmt.Sprint(k)
+			out[ks] = redactAny(join(path, ks), val)
+		}
+		return out
+	case []map[string]any:
+		out := make([]any, len(x))
+		for i, m := range x {
+			out[i] = redactAny(path, m)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = redactAny(path, e)
+		}
+		return out
+	case []string:
+		return append([]string{}, x...)
+	case string:
+		return redactString(path != "" && IsSecretKey(path), x)
+	default:
+		if path != "" && IsSecretKey(path) && v != nil {
+			return Mask
+		}
+		return v
+	}
+}
+
+func redactString(secret bool, s string) string {
+	if s == "" {
+		return ""
+	}
+	if secret {
+		return Mask
+	}
+	return redactURL(s)
+}
+
+// redactURL masks the password of a URL's user info and password-like query parameters (libpq accepts
+// ?password=); anything that is not such a URL is returned as it is.
+func redactURL(s string) string {
+	if !strings.Contains(s, "://") {
+		return s
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		// Unparseable but URL-shaped: it might still carry a password, so show nothing of it.
+		return Mask
+	}
+	if _, has := u.User.Password(); has {
+		u.User = url.UserPassword(u.User.Username(), "MASKED")
+	}
+	q := u.Query()
+	changed := false
+	for k := range q {
+		if IsSecretKey(strings.ToLower(k)) || strings.EqualFold(k, "sslpassword") {
+			q.Set(k, "MASKED")
+			changed = true
+		}
+	}
+	if changed {
+		u.RawQuery = q.Encode()
+	}
+	// url.String would escape "***"; a placeholder keeps the mask readable.
+	return strings.ReplaceAll(u.String(), "MASKED", Mask)
+}
