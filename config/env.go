@@ -25,7 +25,7 @@ func readEnv(environ func() []string) (map[string]any, []error) {
 				for _, s := range sections {
 					if strings.HasPrefix(rest, s+"_") {
 						problems = append(problems, fmt.Errorf(
-							"config: environment variable %s: nested keys need a double underscore, e.g. %s%s__%s",
+							"environment variable %s: nested keys need a double underscore, e.g. %s%s__%s",
 							name, envPrefix, strings.ToUpper(s), strings.ToUpper(rest[len(s)+1:])))
 					}
 				}
@@ -36,7 +36,7 @@ func readEnv(environ func() []string) (map[string]any, []error) {
 	})
 	m, err := p.Read()
 	if err != nil {
-		return nil, []error{fmt.Errorf("config: environment: %w", err)}
+		return nil, []error{fmt.Errorf("environment: %w", err)}
 	}
 	problems = append(problems, parseConnectorEnv(m)...)
 	return m, problems
@@ -58,7 +58,7 @@ func parseConnectorEnv(m map[string]any) []error {
 		var parsed any
 		if err := yaml.Unmarshal([]byte(s), &parsed); err != nil {
 			// The value may hold secrets, so the parser's message (which can quote it) is not repeated.
-			problems = append(problems, fmt.Errorf("config: environment variable %s: not a JSON list of entries",
+			problems = append(problems, fmt.Errorf("environment variable %s: not a JSON list of entries",
 				envName("connectors."+kind)))
 			delete(conns, kind)
 			continue

@@ -20,7 +20,7 @@ import (
 // FEEDBRIDGE_ environment and the flags of flags that were set on the command line (nil for none). It
 // resolves "file:" secrets of the top-level sections; connector entries are resolved by their packages.
 // The error lists every problem found (unknown keys, bad types, unreadable secrets); the Config is nil
-// then. Load does not Validate.
+// then. Errors carry no "config:" prefix; callers add their context. Load does not Validate.
 func Load(path string, flags *pflag.FlagSet) (*Config, error) {
 	return load(path, flags, os.Environ)
 }
@@ -28,12 +28,12 @@ func Load(path string, flags *pflag.FlagSet) (*Config, error) {
 func load(path string, flags *pflag.FlagSet, environ func() []string) (*Config, error) {
 	k := koanf.New(".")
 	if err := k.Load(confmap.Provider(toMap(reflect.ValueOf(Default())), ""), nil); err != nil {
-		return nil, fmt.Errorf("config: defaults: %w", err)
+		return nil, fmt.Errorf("defaults: %w", err)
 	}
 	var problems []error
 	layer := func(m map[string]any, where func(key string) string) {
 		for _, key := range unknownKeys(m, reflect.TypeFor[Config](), "") {
-			problems = append(problems, fmt.Errorf("config: unknown key %q %s", key, where(key)))
+			problems = append(problems, fmt.Errorf("unknown key %q %s", key, where(key)))
 		}
 		// confmap never fails; the error is part of the koanf interface only.
 		_ = k.Load(confmap.Provider(m, ""), nil)
@@ -42,11 +42,11 @@ func load(path string, flags *pflag.FlagSet, environ func() []string) (*Config, 
 	if path != "" {
 		b, err := os.ReadFile(path)
 		if err != nil {
-			return nil, fmt.Errorf("config: %w", err)
+			return nil, err
 		}
 		m, err := yaml.Parser().Unmarshal(b)
 		if err != nil {
-			return nil, fmt.Errorf("config: parse %s: %w", path, err)
+			return nil, fmt.Errorf("parse %s: %w", path, err)
 		}
 		layer(m, func(string) string { return "in " + path })
 	}
@@ -58,16 +58,14 @@ func load(path string, flags *pflag.FlagSet, environ func() []string) (*Config, 
 	if flags != nil {
 		m, err := flagProvider(flags).Read()
 		if err != nil {
-			return nil, fmt.Errorf("config: flags: %w", err)
+			return nil, fmt.Errorf("flags: %w", err)
 		}
 		layer(m, func(key string) string { return "from flag --" + key })
 	}
 
 	var cfg Config
 	if err := decode(k.Raw(), &cfg); err != nil {
-		for _, e := range flatten(err) {
-			problems = append(problems, fmt.Errorf("config: %w", e))
-		}
+		problems = append(problems, flatten(err)...)
 	}
 	problems = append(problems, resolveSecrets(&cfg)...)
 	if len(problems) > 0 {
@@ -85,7 +83,7 @@ func decode(m map[string]any, cfg *Config) error {
 		Result:           cfg,
 	})
 	if err != nil {
-		return fmt.Errorf("config: decoder: %w", err)
+		return fmt.Errorf("decoder: %w", err)
 	}
 	err = d.Decode(m)
 	// Decode wraps several problems in one "decoding failed" error; unwrap it so each is listed alone.
@@ -138,7 +136,7 @@ func resolveSecrets(cfg *Config) []error {
 		f := v.FieldByIndex(l.Index)
 		s, err := ResolveSecret(f.String())
 		if err != nil {
-			problems = append(problems, fmt.Errorf("config: %s: %w", l.Path, err))
+			problems = append(problems, fmt.Errorf("%s: %w", l.Path, err))
 			continue
 		}
 		f.SetString(s)
