@@ -1,0 +1,63 @@
+package csvimport
+
+import (
+	"bufio"
+	"bytes"
+)
+
+// delimiters are the candidates, in the order that breaks ties.
+var delimiters = []byte{',', ';', '\t', '|'}
+
+const sniffRecords = 50
+
+// sniffDelimiter picks the delimiter under which the sample's first records keep to the quoting rules
+// and split into as many fields as the header, preferring more fields. A header that no candidate splits is a one-column file,
+// read with ','. complete says the sample is the whole input (else its last record may be cut short).
+func sniffDelimiter(sample []byte, complete bool) byte {
+	best, bestShare, bestFields, bestLenient := byte(','), -1.0, 1, 0
+	for _, d := range delimiters {
+		sp := newSplitter(bufio.NewReader(bytes.NewReader(sample)), d, len(sample)+1)
+		var counts []int
+		for len(counts) < sniffRecords+1 {
+			rec, err := sp.next()
+			if err != nil {
+				break
+			}
+			if rec.err == nil && !blank(rec.fields) {
+				counts = append(counts, len(rec.fields))
+			}
+		}
+		if !complete && len(counts) > 1 {
+			counts = counts[:len(counts)-1]
+		}
+		if len(counts) == 0 || counts[0] < 2 {
+			continue
+		}
+		share := 1.0 // the share of the other records that have as many fields as the header
+		if rows := counts[1:]; len(rows) > 0 {
+			agree := 0
+			for _, n := range rows {
+				if n == counts[0] {
+					agree++
+				}
+			}
+			share = float64(agree) / float64(len(rows))
+		}
+		better := bestShare < 0 || sp.lenient < bestLenient ||
+			(sp.lenient == bestLenient && (share > bestShare || (share == bestShare && counts[0] > bestFields)))
+		if better {
+			best, bestShare, bestFields, bestLenient = d, share, counts[0], sp.lenient
+		}
+	}
+	return best
+}
+
+// blank reports whether a record has no content: a blank line.
+func blank(fields []string) bool {
+	for _, f := range fields {
+		if f != "" {
+			return false
+		}
+	}
+	return true
+}
