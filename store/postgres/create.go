@@ -1,0 +1,178 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/feedbridge/feedbridge/core"
+)
+
+// errDedupRace means another transaction committed the same dedup key between this one's check and its
+// insert; the create is retried and then finds that record.
+var errDedupRace = errors.New("dedup key taken concurrently")
+
+// CreateRecord writes a record with its contact, company, insight job, idempotency entry and checkpoint in
+// one transaction. A replayed idempotency key or a repeated dedup key returns the earlier record with
+// created=false; the unique constraints decide races, so concurrent replicas agree.
+func (s *Store) CreateRecord(ctx context.Context, ws core.ID, nr core.NewRecord) (core.Record, bool, error) {
+	for attempt := 0; ; attempt++ {
+		rec, existing, err := s.createRecord(ctx, ws, nr)
+		switch {
+		case errors.Is(err, errDedupRace) && attempt < 3:
+			continue
+		case err != nil:
+			return core.Record{}, false, err
+		case existing != "":
+			rec, err := s.Record(ctx, ws, existing)
+			return rec, false, err
+		}
+		return rec, true, nil
+	}
+}
+
+func (s *Store) createRecord(ctx context.Context, ws core.ID, nr core.NewRecord) (rec core.Record, existing core.ID, err error) {
+	err = s.inTx(ctx, "create record", func(tx pgx.Tx) error {
+		if nr.Idempotency != nil {
+			id, err := claimIdempotency(ctx, tx, ws, nr)
+			if err != nil || id != "" {
+				existing = id
+				return err
+			}
+		}
+		if nr.DedupKey != "" {
+			err := tx.QueryRow(ctx, `SELECT id FROM records WHERE workspace_id = $1 AND dedup_key = $2`, ws, nr.DedupKey).Scan(&existing)
+			if err == nil {
+				return duplicateFound(ctx, tx, ws, nr, existing)
+			}
+			if !errors.Is(err, pgx.ErrNoRows) {
+				return err
+			}
+		}
+		refs, err := resolveRefs(ctx, tx, ws, nr.AssigneeID, nr.ProductID, nr.TagIDs)
+		if err != nil {
+			return err
+		}
+		if nr.CountIdea {
+			if err := countIdea(ctx, tx, ws); err != nil {
+				return err
+			}
+		}
+		cust, err := putContact(ctx, tx, ws, nr.Contact)
+		if err != nil {
+			return err
+		}
+		rec = newRecord(ws, nr, refs, cust)
+		return insertRecord(ctx, tx, ws, nr, cust)
+	})
+	return rec, existing, err
+}
+
+// duplicateFound finishes a create whose dedup key exists: the idempotency entry (if any) points at the
+// earlier record and the connector's checkpoint still advances, since that input has been handled.
+func duplicateFound(ctx context.Context, tx pgx.Tx, ws core.ID, nr core.NewRecord, existing core.ID) error {
+	if nr.Idempotency != nil {
+		if _, err := tx.Exec(ctx, `UPDATE idempotency_keys SET record_id = $3 WHERE workspace_id = $1 AND key = $2`,
+			ws, nr.Idempotency.Key, existing); err != nil {
+			return err
+		}
+	}
+	if nr.Checkpoint != nil {
+		return putCheckpoint(ctx, tx, ws, *nr.Checkpoint)
+	}
+	return nil
+}
+
+// claimIdempotency takes the key for this request, or returns the record an earlier request with the same
+// key and body created. A second request that arrives while the first is still open waits on the key's
+// unique index until the first commits, then sees its entry.
+func claimIdempotency(ctx context.Context, tx pgx.Tx, ws core.ID, nr core.NewRecord) (core.ID, error) {
+	// The service's clock (UpdatedAt is its "now" for a create) decides the window, like every other time.
+	now := ms(nr.UpdatedAt)
+	tag, err := tx.Exec(ctx, `
+		INSERT INTO idempotency_keys (workspace_id, key, fingerprint, record_id, created_at) VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT (workspace_id, key) DO UPDATE
+		SET fingerprint = excluded.fingerprint, record_id = excluded.record_id, created_at = excluded.created_at
+		WHERE idempotency_keys.created_at <= $6`,
+		ws, nr.Idempotency.Key, nr.Idempotency.Fingerprint, nr.ID, now, now.Add(-core.IdempotencyWindow))
+	if err != nil || tag.RowsAffected() == 1 {
+		return "", err
+	}
+	var (
+		fingerprint string
+		id          core.ID
+	)
+	if err := tx.QueryRow(ctx, `SELECT fingerprint, record_id FROM idempotency_keys WHERE workspace_id = $1 AND key = $2`,
+		ws, nr.Idempotency.Key).Scan(&fingerprint, &id); err != nil {
+		return "", err
+	}
+	if fingerprint != nr.Idempotency.Fingerprint {
+		return "", core.ErrIdempotencyConflict
+	}
+	return id, nil
+}
+
+// countIdea takes one idea from the workspace's limit in a single conditional UPDATE: the row lock
+// serialises concurrent creates, so the limit is never overshot.
+func countIdea(ctx context.Context, tx pgx.Tx, ws core.ID) error {
+	tag, err := tx.Exec(ctx, `UPDATE workspaces SET ideas_used = ideas_used + 1
+		WHERE id = $1 AND (idea_limit = 0 OR ideas_used < idea_limit)`, ws)
+	if err != nil || tag.RowsAffected() == 1 {
+		return err
+	}
+	e := &core.IdeaLimitError{}
+	if err := tx.QueryRow(ctx, `SELECT ideas_used, idea_limit, plan FROM workspaces WHERE id = $1`, ws).
+		Scan(&e.Used, &e.Limit, &e.Plan); err != nil {
+		return err
+	}
+	return e
+}
+
+func insertRecord(ctx context.Context, tx pgx.Tx, ws core.ID, nr core.NewRecord, cust customer) error {
+	var dedup any
+	if nr.DedupKey != "" {
+		dedup = nr.DedupKey
+	}
+	tag, err := tx.Exec(ctx, `
+		INSERT INTO records (workspace_id, id, type, title, description_html, description, search_text, status,
+			source, assignee_id, product_id, tag_ids, contact_id, company_id, customer_email, reporter, dedup_key,
+			created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
+		ON CONFLICT (workspace_id, dedup_key) DO NOTHING`,
+		ws, nr.ID, nr.Type, nr.Title, nr.DescriptionHTML, nr.Description, nr.SearchText, nr.Status,
+		nr.Source, nr.AssigneeID, nr.ProductID, fromIDs(nr.TagIDs), cust.contactID, cust.companyID, cust.email,
+		nr.Reporter, dedup, ms(nr.CreatedAt), ms(nr.UpdatedAt))
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return errDedupRace
+	}
+	if nr.EnqueueInsight {
+		if _, err := tx.Exec(ctx, `
+			INSERT INTO insight_jobs (id, workspace_id, record_id, state, max_attempts, run_at, created_at, updated_at)
+			VALUES ($1, $2, $3, 'queued', $4, `+dbNow+`, `+dbNow+`, `+dbNow+`)`,
+			core.NewID(), ws, nr.ID, core.DefaultJobAttempts); err != nil {
+			return err
+		}
+	}
+	if nr.Checkpoint != nil {
+		return putCheckpoint(ctx, tx, ws, *nr.Checkpoint)
+	}
+	return nil
+}
+
+// dbNow is the database's clock at millisecond precision: the one clock every replica shares, used for
+// queue and lease times.
+const dbNow = `date_trunc('milliseconds', clock_timestamp())`
+
+func newRecord(ws core.ID, nr core.NewRecord, refs refs, cust customer) core.Record {
+	return core.Record{
+		ID: nr.ID, Workspace: ws, Type: nr.Type, Title: nr.Title, DescriptionHTML: nr.DescriptionHTML,
+		Description: nr.Description, Status: nr.Status, AssigneeID: nr.AssigneeID, Assignee: refs.assignee,
+		ProductID: nr.ProductID, Product: refs.product, TagIDs: toIDs(fromIDs(nr.TagIDs)), Tags: refs.tagLabels(nr.TagIDs),
+		Source: nr.Source, CustomerEmail: cust.email, Customer: cust.companyName, CompanyID: cust.companyID,
+		ContactID: cust.contactID, Reporter: nr.Reporter, CreatedAt: ms(nr.CreatedAt), UpdatedAt: ms(nr.UpdatedAt),
+	}
+}

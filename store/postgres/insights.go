@@ -1,0 +1,192 @@
+package postgres
+
+import (
+	"context"
+	"sort"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/feedbridge/feedbridge/core"
+)
+
+const jobCols = `id, workspace_id, record_id, state, attempts, max_attempts, last_error, run_at, lease_until, leased_by,
+	created_at, updated_at`
+
+func scanJob(row pgx.Row) (core.InsightJob, error) {
+	var (
+		j     core.InsightJob
+		lease *time.Time
+	)
+	err := row.Scan(&j.ID, &j.Workspace, &j.RecordID, &j.State, &j.Attempts, &j.MaxAttempts, &j.LastError,
+		&j.RunAt, &lease, &j.LeasedBy, &j.CreatedAt, &j.UpdatedAt)
+	j.RunAt, j.LeaseUntil, j.CreatedAt, j.UpdatedAt = ms(j.RunAt), fromOpt(lease), ms(j.CreatedAt), ms(j.UpdatedAt)
+	return j, err
+}
+
+func collectJobs(rows pgx.Rows, err error) ([]core.InsightJob, error) {
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (core.InsightJob, error) { return scanJob(r) })
+}
+
+// ClaimInsightJobs leases up to n due jobs (queued and due, or running with an expired lease) to worker.
+// FOR UPDATE SKIP LOCKED lets workers on every replica claim at once without ever taking the same job; a
+// claim counts as an attempt, so a job that keeps killing its worker still runs out of attempts.
+func (s *Store) ClaimInsightJobs(ctx context.Context, worker string, n int, lease time.Duration) ([]core.InsightJob, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	jobs, err := collectJobs(s.pool.Query(ctx, `
+		WITH due AS (
+			SELECT id FROM insight_jobs
+			WHERE (state = 'queued' AND run_at <= clock_timestamp()) OR (state = 'running' AND lease_until <= clock_timestamp())
+			ORDER BY run_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
+		UPDATE insight_jobs j SET state = 'running', attempts = j.attempts + 1, leased_by = $2,
+			lease_until = `+dbNow+` + $3 * interval '1 millisecond', updated_at = `+dbNow+`
+		FROM due WHERE j.id = due.id
+		RETURNING j.id, j.workspace_id, j.record_id, j.state, j.attempts, j.max_attempts, j.last_error, j.run_at,
+			j.lease_until, j.leased_by, j.created_at, j.updated_at`, n, worker, lease.Milliseconds()))
+	if err != nil {
+		return nil, fail("claim insight jobs", err)
+	}
+	sort.Slice(jobs, func(i, k int) bool {
+		if !jobs[i].RunAt.Equal(jobs[k].RunAt) {
+			return jobs[i].RunAt.Before(jobs[k].RunAt)
+		}
+		return jobs[i].ID < jobs[k].ID
+	})
+	return jobs, nil
+}
+
+// CompleteInsightJob stores the job's insights (replacing any of an earlier run) and marks it done.
+func (s *Store) CompleteInsightJob(ctx context.Context, job core.InsightJob, worker string, ins []core.Insight) error {
+	return s.inTx(ctx, "complete insight job", func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE insight_jobs SET state = 'done', lease_until = NULL, last_error = '',
+			updated_at = `+dbNow+` WHERE id = $1 AND state = 'running' AND leased_by = $2`, job.ID, worker)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return core.ErrConflict
+		}
+		b := &pgx.Batch{}
+		b.Queue(`DELETE FROM insights WHERE workspace_id = $1 AND record_id = $2`, job.Workspace, job.RecordID)
+		for _, in := range ins {
+			if in.ID == "" {
+				in.ID = core.NewID()
+			}
+			b.Queue(`INSERT INTO insights (id, workspace_id, record_id, kind, summary, quote, sentiment, sentiment_score,
+					themes, tags, extractor, created_at)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, coalesce($12, `+dbNow+`))`,
+				in.ID, job.Workspace, job.RecordID, in.Kind, in.Summary, in.Quote, in.Sentiment, in.SentimentScore,
+				nonNil(in.Themes), nonNil(in.Tags), in.Extractor, optTime(in.CreatedAt))
+		}
+		return tx.SendBatch(ctx, b).Close()
+	})
+}
+
+func nonNil(ss []string) []string {
+	if ss == nil {
+		return []string{}
+	}
+	return ss
+}
+
+// FailInsightJob records an attempt's error: the job is queued again at retryAt, or kept as failed.
+func (s *Store) FailInsightJob(ctx context.Context, job core.InsightJob, worker string, msg string, retryAt time.Time, final bool) error {
+	state := core.JobQueued
+	if final {
+		state = core.JobFailed
+	}
+	return s.jobUpdate(ctx, "fail insight job", `UPDATE insight_jobs SET state = $3, last_error = $4,
+		run_at = CASE WHEN $3 = 'failed' THEN run_at ELSE $5 END, lease_until = NULL, leased_by = '', updated_at = `+dbNow+`
+		WHERE id = $1 AND state = 'running' AND leased_by = $2`, job.ID, worker, state, msg, ms(retryAt))
+}
+
+// ReleaseInsightJob gives a claimed job back as it was before the claim (shutdown): queued, the attempt
+// not counted.
+func (s *Store) ReleaseInsightJob(ctx context.Context, job core.InsightJob, worker string) error {
+	return s.jobUpdate(ctx, "release insight job", `UPDATE insight_jobs SET state = 'queued',
+		attempts = greatest(attempts - 1, 0), lease_until = NULL, leased_by = '', updated_at = `+dbNow+`
+		WHERE id = $1 AND state = 'running' AND leased_by = $2`, job.ID, worker)
+}
+
+func (s *Store) jobUpdate(ctx context.Context, op, sql string, args ...any) error {
+	tag, err := s.pool.Exec(ctx, sql, args...)
+	if err != nil {
+		return fail(op, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fail(op, core.ErrConflict)
+	}
+	return nil
+}
+
+// FailedInsightJobs lists jobs kept as failed, of one workspace or of all when ws is "".
+func (s *Store) FailedInsightJobs(ctx context.Context, ws core.ID) ([]core.InsightJob, error) {
+	jobs, err := collectJobs(s.pool.Query(ctx, `SELECT `+jobCols+` FROM insight_jobs
+		WHERE state = 'failed' AND ($1 = '' OR workspace_id = $1) ORDER BY created_at, id`, ws))
+	return jobs, fail("failed insight jobs", err)
+}
+
+// RetryInsightJobs queues failed jobs again with a fresh set of attempts: the one with id, or every failed
+// job (of ws, or of all workspaces when ws is "") when id is "".
+func (s *Store) RetryInsightJobs(ctx context.Context, ws core.ID, id core.ID) (int, error) {
+	tag, err := s.pool.Exec(ctx, `UPDATE insight_jobs SET state = 'queued', attempts = 0, run_at = `+dbNow+`,
+		updated_at = `+dbNow+` WHERE state = 'failed' AND ($1 = '' OR workspace_id = $1) AND ($2 = '' OR id = $2)`, ws, id)
+	if err != nil {
+		return 0, fail("retry insight jobs", err)
+	}
+	return int(tag.RowsAffected()), nil
+}
+
+// InsightQueueDepth counts jobs waiting or running.
+func (s *Store) InsightQueueDepth(ctx context.Context) (int, error) {
+	var n int
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM insight_jobs WHERE state IN ('queued', 'running')`).Scan(&n)
+	return n, fail("insight queue depth", err)
+}
+
+const insightCols = `i.id, i.workspace_id, i.record_id, i.kind, i.summary, i.quote, i.sentiment, i.sentiment_score,
+	i.themes, i.tags, i.extractor, i.created_at`
+
+func scanInsight(row pgx.Row, extra ...any) (core.Insight, error) {
+	var in core.Insight
+	err := row.Scan(append([]any{&in.ID, &in.Workspace, &in.RecordID, &in.Kind, &in.Summary, &in.Quote, &in.Sentiment,
+		&in.SentimentScore, &in.Themes, &in.Tags, &in.Extractor, &in.CreatedAt}, extra...)...)
+	in.CreatedAt = ms(in.CreatedAt)
+	return in, err
+}
+
+// Insights returns a record's insights in the order they were stored.
+func (s *Store) Insights(ctx context.Context, ws core.ID, recordID core.ID) ([]core.Insight, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+insightCols+` FROM insights i
+		WHERE i.workspace_id = $1 AND i.record_id = $2 ORDER BY i.created_at, i.id`, ws, recordID)
+	if err != nil {
+		return nil, fail("insights", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (core.Insight, error) { return scanInsight(r) })
+	return out, fail("insights", err)
+}
+
+// InsightRows returns the workspace's insights of records created within [from, to] (zero: open), each
+// with the record's company name, for the signals roll-up.
+func (s *Store) InsightRows(ctx context.Context, ws core.ID, from, to time.Time) ([]core.InsightRow, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+insightCols+`, coalesce(c.name, '') FROM insights i
+		JOIN records r ON r.workspace_id = i.workspace_id AND r.id = i.record_id
+		LEFT JOIN companies c ON c.workspace_id = r.workspace_id AND c.id = r.company_id
+		WHERE i.workspace_id = $1 AND ($2::timestamptz IS NULL OR r.created_at >= $2) AND ($3::timestamptz IS NULL OR r.created_at <= $3)
+		ORDER BY r.created_at, i.created_at, i.id`, ws, bound(from), bound(to))
+	if err != nil {
+		return nil, fail("insight rows", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (core.InsightRow, error) {
+		var row core.InsightRow
+		in, err := scanInsight(r, &row.Customer)
+		row.Insight = in
+		return row, err
+	})
+	return out, fail("insight rows", err)
+}

@@ -1,0 +1,115 @@
+package postgres
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Migrations are append-only: a released file never changes, a schema change is a new, higher number.
+//
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// migrationLock is the pg_advisory_lock key every replica takes while migrating ("fbmigrat" in ASCII), so
+// that replicas starting together apply each migration once.
+const migrationLock int64 = 0x66626d6967726174
+
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// migrations reads the embedded files, named NNNN_description.sql, in version order.
+func migrations() ([]migration, error) {
+	entries, err := fs.ReadDir(migrationFiles, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	var out []migration
+	for _, e := range entries {
+		num, _, ok := strings.Cut(e.Name(), "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil || v <= 0 {
+			return nil, fmt.Errorf("migration %s: name must start with a positive number and '_'", e.Name())
+		}
+		b, err := migrationFiles.ReadFile("migrations/" + e.Name())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, migration{version: v, name: e.Name(), sql: string(b)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
+	for i, m := range out {
+		if m.version != i+1 {
+			return nil, fmt.Errorf("migration %s: expected version %d (no gaps, no repeats)", m.name, i+1)
+		}
+	}
+	return out, nil
+}
+
+// latestVersion is the schema version this binary needs.
+func latestVersion() int {
+	ms, err := migrations()
+	if err != nil || len(ms) == 0 {
+		return -1
+	}
+	return ms[len(ms)-1].version
+}
+
+// migrate applies every pending migration, each in its own transaction, while holding the session-level
+// migration lock on one connection. A replica that waits for the lock then finds the versions applied.
+func (s *Store) migrate(ctx context.Context) error {
+	ms, err := migrations()
+	if err != nil {
+		return fmt.Errorf("postgres: migrate: %w", err)
+	}
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return fail("migrate", err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, migrationLock); err != nil {
+		return fail("migrate: lock", err)
+	}
+	// If the unlock fails the connection is broken, and the lock ended with its session anyway.
+	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, migrationLock)
+	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+		return fail("migrate", err)
+	}
+	for _, m := range ms {
+		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+			var done bool
+			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)`, m.version).Scan(&done); err != nil || done {
+				return err
+			}
+			if _, err := tx.Exec(ctx, m.sql); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.version, m.name)
+			return err
+		})
+		if err != nil {
+			return fail("migrate "+m.name, err)
+		}
+	}
+	return nil
+}
+
+// schemaVersion is the highest applied migration.
+func (s *Store) schemaVersion(ctx context.Context) (int, error) {
+	var v *int
+	err := s.pool.QueryRow(ctx, `SELECT max(version) FROM schema_migrations`).Scan(&v)
+	if v == nil {
+		return 0, err
+	}
+	return *v, err
+}

@@ -1,0 +1,145 @@
+package postgres
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/feedbridge/feedbridge/core"
+)
+
+// recordSelect reads records with their labels resolved: assignee name, product label, tag labels in the
+// record's tag order and the company name. It wraps a row source "r" that selects from records.
+const recordSelect = `
+SELECT r.id, r.workspace_id, r.type, r.title, r.description_html, r.description, r.status,
+       r.assignee_id, coalesce(u.name, ''), r.product_id, coalesce(p.label, ''), r.tag_ids,
+       ARRAY(SELECT t.label FROM unnest(r.tag_ids) WITH ORDINALITY AS x(id, n)
+             JOIN lookups t ON t.workspace_id = r.workspace_id AND t.id = x.id ORDER BY x.n),
+       r.source, r.customer_email, coalesce(c.name, ''), r.company_id, r.contact_id, r.reporter,
+       r.release, r.timeframe, r.created_at, r.updated_at
+FROM %s r
+LEFT JOIN users u ON u.workspace_id = r.workspace_id AND u.id = r.assignee_id
+LEFT JOIN lookups p ON p.workspace_id = r.workspace_id AND p.id = r.product_id AND p.kind = 'product'
+LEFT JOIN companies c ON c.workspace_id = r.workspace_id AND c.id = r.company_id`
+
+func selectFrom(source string) string { return strings.Replace(recordSelect, "%s", source, 1) }
+
+func scanRecord(row pgx.Row) (core.Record, error) {
+	var (
+		r      core.Record
+		tagIDs []string
+	)
+	err := row.Scan(&r.ID, &r.Workspace, &r.Type, &r.Title, &r.DescriptionHTML, &r.Description, &r.Status,
+		&r.AssigneeID, &r.Assignee, &r.ProductID, &r.Product, &tagIDs, &r.Tags,
+		&r.Source, &r.CustomerEmail, &r.Customer, &r.CompanyID, &r.ContactID, &r.Reporter,
+		&r.Release, &r.Timeframe, &r.CreatedAt, &r.UpdatedAt)
+	r.TagIDs = toIDs(tagIDs)
+	if len(r.Tags) == 0 {
+		r.Tags = nil
+	}
+	r.CreatedAt, r.UpdatedAt = ms(r.CreatedAt), ms(r.UpdatedAt)
+	return r, err
+}
+
+func toIDs(ss []string) []core.ID {
+	if len(ss) == 0 {
+		return nil
+	}
+	out := make([]core.ID, len(ss))
+	for i, s := range ss {
+		out[i] = core.ID(s)
+	}
+	return out
+}
+
+func fromIDs(ids []core.ID) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = string(id)
+	}
+	return out
+}
+
+// Record returns one record of the workspace; another workspace's id is core.ErrNotFound.
+func (s *Store) Record(ctx context.Context, ws core.ID, id core.ID) (core.Record, error) {
+	r, err := s.record(ctx, s.pool, ws, id)
+	return r, fail("record", err)
+}
+
+type querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+func (s *Store) record(ctx context.Context, q querier, ws, id core.ID) (core.Record, error) {
+	return scanRecord(q.QueryRow(ctx, selectFrom("records")+` WHERE r.workspace_id = $1 AND r.id = $2`, ws, id))
+}
+
+// Records returns one page of a listing in (createdAt, id) order after the cursor.
+func (s *Store) Records(ctx context.Context, ws core.ID, q core.ListQuery) ([]core.Record, error) {
+	sql, args := listSQL(ws, q)
+	rows, err := s.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, fail("records", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (core.Record, error) { return scanRecord(r) })
+	return out, fail("records", err)
+}
+
+// listSQL builds the listing: the filtered, ordered, limited page of records first (so that the planner
+// chooses between the listing index and the trigram index on the filters alone), then the label joins.
+func listSQL(ws core.ID, q core.ListQuery) (string, []any) {
+	args := []any{ws}
+	where := []string{"workspace_id = $1"}
+	add := func(cond string, v any) {
+		args = append(args, v)
+		where = append(where, strings.ReplaceAll(cond, "?", "$"+strconv.Itoa(len(args))))
+	}
+	if q.Type != "" {
+		add("type = ?", q.Type)
+	}
+	if q.Search != "" {
+		add("search_text LIKE ?", "%"+escapeLike(q.Search)+"%")
+	}
+	if !q.From.IsZero() {
+		add("created_at >= ?", q.From)
+	}
+	if !q.To.IsZero() {
+		add("created_at <= ?", q.To)
+	}
+	if !q.UpdatedSince.IsZero() {
+		add("updated_at >= ?", q.UpdatedSince)
+	}
+	if q.ProductID != "" {
+		add("product_id = ?", q.ProductID)
+	}
+	if q.UserID != "" {
+		add("assignee_id = ?", q.UserID)
+	}
+	if len(q.TagIDs) > 0 {
+		add("tag_ids @> ?::text[]", fromIDs(q.TagIDs))
+	}
+	dir, cmp := "DESC", "<"
+	if q.Asc {
+		dir, cmp = "ASC", ">"
+	}
+	if q.After != nil {
+		args = append(args, ms(q.After.CreatedAt), q.After.ID)
+		n := len(args)
+		where = append(where, "(created_at, id) "+cmp+" ($"+strconv.Itoa(n-1)+", $"+strconv.Itoa(n)+")")
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = core.DefaultPageSize
+	}
+	order := " ORDER BY created_at " + dir + ", id " + dir
+	page := "(SELECT * FROM records WHERE " + strings.Join(where, " AND ") + order + " LIMIT " + strconv.Itoa(limit) + ")"
+	return selectFrom(page) + " ORDER BY r.created_at " + dir + ", r.id " + dir, args
+}
+
+// escapeLike makes every character of a search literal for LIKE (whose escape character is '\').
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}

@@ -1,0 +1,104 @@
+// Package postgres is feedbridge's store for more than one machine: PostgreSQL through a pgx pool behind the
+// core.Store interface, shared safely by any number of replicas. Every query is scoped by workspace id;
+// uniqueness rules (idempotency, dedup, the idea limit) are enforced by the database itself, and leases and
+// the insight queue use the database's clock so that replicas agree on time.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/feedbridge/feedbridge/core"
+)
+
+// Store is the PostgreSQL implementation of core.Store. It is safe for concurrent use.
+type Store struct {
+	pool *pgxpool.Pool
+}
+
+var _ core.Store = (*Store)(nil)
+
+// Open connects to the database at url (postgres://user:pass@host:5432/db?sslmode=disable, plus any pgx
+// pool parameter such as pool_max_conns) and applies every pending migration under a migration lock, so
+// replicas that start together migrate once. A database that cannot be reached wraps core.ErrUnavailable.
+func Open(ctx context.Context, url string) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		// pgx's parse errors can quote the URL, password included; say only what kind of problem it is.
+		return nil, errors.New("postgres: open: invalid store.url (expected postgres://user:pass@host:port/db)")
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fail("open", err)
+	}
+	s := &Store{pool: pool}
+	if err := s.migrate(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Pool is the underlying connection pool, for benchmarks and tools that need raw access.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// Ping checks that the database answers and that its schema is at least the one this binary needs.
+func (s *Store) Ping(ctx context.Context) error {
+	v, err := s.schemaVersion(ctx)
+	if err != nil {
+		return fail("ping", err)
+	}
+	if want := latestVersion(); v < want {
+		return fmt.Errorf("postgres: ping: schema version %d, this binary needs %d (run feedbridge migrate): %w", v, want, core.ErrUnavailable)
+	}
+	return nil
+}
+
+// Close closes the pool, waiting for connections in use to be returned.
+func (s *Store) Close() error {
+	s.pool.Close()
+	return nil
+}
+
+// inTx runs fn in one transaction, committing when it returns nil.
+func (s *Store) inTx(ctx context.Context, op string, fn func(tx pgx.Tx) error) error {
+	if err := pgx.BeginFunc(ctx, s.pool, fn); err != nil {
+		return fail(op, err)
+	}
+	return nil
+}
+
+// ms is the form of every stored time: UTC, millisecond precision, no monotonic reading.
+func ms(t time.Time) time.Time { return t.UTC().Truncate(time.Millisecond) }
+
+// optTime stores a zero time as NULL.
+func optTime(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return ms(t)
+}
+
+// fromOpt reads a nullable time back; NULL is the zero time.
+func fromOpt(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return ms(*t)
+}
+
+// bound is a range limit as given (not truncated), NULL when open.
+func bound(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UTC()
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
