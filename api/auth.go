@@ -1,0 +1,127 @@
+package api
+
+import (
+	"context"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/feedbridge/feedbridge/core"
+)
+
+type workspaceKey struct{}
+
+func workspaceFrom(ctx context.Context) core.Workspace {
+	w, _ := ctx.Value(workspaceKey{}).(core.Workspace)
+	return w
+}
+
+// apiKey reads the key from x-api-key (Go canonicalises the name, so any case works) or a Bearer token.
+func apiKey(r *http.Request) string {
+	if k := strings.TrimSpace(r.Header.Get("X-Api-Key")); k != "" {
+		return k
+	}
+	scheme, token, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	if ok && strings.EqualFold(scheme, "Bearer") {
+		return strings.TrimSpace(token)
+	}
+	return ""
+}
+
+// authed resolves the key to its workspace, then spends a token of that key's bucket. Every response past
+// authentication carries the X-RateLimit headers.
+func (s *Server) authed(next http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key := apiKey(r)
+		if key == "" {
+			writeError(w, r, errMissingKey)
+			return
+		}
+		ws, k, err := s.auth.authenticate(r.Context(), key)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		if info := infoFrom(r.Context()); info != nil {
+			info.workspace = ws.ID
+		}
+		d := s.limiter.take(string(k.ID))
+		h := w.Header()
+		h.Set("X-RateLimit-Limit", strconv.Itoa(d.limit))
+		h.Set("X-RateLimit-Remaining", strconv.Itoa(d.remaining))
+		h.Set("X-RateLimit-Reset", strconv.Itoa(int((d.reset+time.Second-1)/time.Second)))
+		if !d.allowed {
+			err := newAPIError(http.StatusTooManyRequests, "rate limit exceeded",
+				"This key sent more than %d requests at once; retry after %s seconds.", d.limit, retryAfter(d.retry))
+			err.header = http.Header{"Retry-After": {retryAfter(d.retry)}}
+			writeError(w, r, err)
+			return
+		}
+		next(w, r.WithContext(context.WithValue(r.Context(), workspaceKey{}, ws)))
+	})
+}
+
+// authCache remembers successful lookups for a short ttl; failures are never cached, so a key that was
+// just created works at once, and a revoked one is refused within ttl.
+type authCache struct {
+	svc *core.Service
+	ttl time.Duration
+	now func() time.Time
+
+	mu      sync.Mutex
+	entries map[string]authEntry // by key hash
+}
+
+type authEntry struct {
+	ws      core.Workspace
+	key     core.APIKey
+	expires time.Time
+}
+
+const authCacheMax = 10_000
+
+func newAuthCache(svc *core.Service, ttl time.Duration, now func() time.Time) *authCache {
+	return &authCache{svc: svc, ttl: ttl, now: now, entries: map[string]authEntry{}}
+}
+
+func (c *authCache) authenticate(ctx context.Context, key string) (core.Workspace, core.APIKey, error) {
+	if c.ttl < 0 {
+		return c.svc.Authenticate(ctx, key)
+	}
+	h := core.HashAPIKey(key)
+	now := c.now()
+	c.mu.Lock()
+	e, ok := c.entries[h]
+	c.mu.Unlock()
+	if ok && now.Before(e.expires) {
+		return e.ws, e.key, nil
+	}
+	ws, k, err := c.svc.Authenticate(ctx, key)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err != nil {
+		delete(c.entries, h)
+		return ws, k, err
+	}
+	if len(c.entries) >= authCacheMax {
+		for hh, old := range c.entries {
+			if !now.Before(old.expires) {
+				delete(c.entries, hh)
+			}
+		}
+		if len(c.entries) >= authCacheMax {
+			clear(c.entries)
+		}
+	}
+	c.entries[h] = authEntry{ws: ws, key: k, expires: now.Add(c.ttl)}
+	return ws, k, nil
+}
+
+// isJSONContentType accepts application/json with any parameters (charset).
+func isJSONContentType(v string) bool {
+	mt, _, err := mime.ParseMediaType(v)
+	return err == nil && mt == "application/json"
+}

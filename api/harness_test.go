@@ -1,0 +1,335 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/sirupsen/logrus"
+
+	"github.com/feedbridge/feedbridge/core"
+	"github.com/feedbridge/feedbridge/store/sqlite"
+)
+
+// opener makes an empty (or at least workspace-disjoint) store for one test. The same tests run on every
+// backend: sqlite always, PostgreSQL when FEEDBRIDGE_TEST_POSTGRES_URL is set (postgres_test.go).
+type opener func(t testing.TB) core.Store
+
+func openSQLite(t testing.TB) core.Store {
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "feedbridge.db"))
+	if err != nil {
+		t.Fatalf("open sqlite: %v", err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// backends lists the stores the API tests run on; postgres_test.go appends to it.
+func backends() []struct {
+	name string
+	open opener
+} {
+	out := []struct {
+		name string
+		open opener
+	}{{"sqlite", openSQLite}}
+	if pg := postgresOpener(); pg != nil {
+		out = append(out, struct {
+			name string
+			open opener
+		}{"postgres", pg})
+	}
+	return out
+}
+
+// eachStore runs fn once per backend as a subtest.
+func eachStore(t *testing.T, fn func(t *testing.T, open opener)) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) { fn(t, b.open) })
+	}
+}
+
+// envOpts tune one test server.
+type envOpts struct {
+	rate      RateLimit
+	ideaLimit int // <0: the plan's default
+	plan      core.Plan
+	authTTL   time.Duration
+	extra     func(mux *http.ServeMux)
+	ready     func(ctx context.Context) error
+}
+
+// env is one running server over a real store, with two workspaces so isolation can be checked anywhere.
+type env struct {
+	t        testing.TB
+	store    core.Store
+	svc      *core.Service
+	srv      *httptest.Server
+	reg      *prometheus.Registry
+	logs     *syncBuffer
+	ws       core.Workspace
+	key      string
+	tags     []core.Lookup // Bug, onboarding, Pricing
+	products []core.Lookup // Mobile, web
+	users    []core.User   // Ada, grace
+	other    core.Workspace
+	otherKey string
+	spec     *specChecker
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func newEnv(t testing.TB, open opener, o envOpts) *env {
+	t.Helper()
+	ctx := context.Background()
+	e := &env{t: t, store: open(t), reg: prometheus.NewRegistry(), logs: &syncBuffer{}, spec: loadSpec(t)}
+	m, err := NewMetrics(e.reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.svc = core.NewService(e.store, core.Options{Observer: m})
+	l := logrus.New()
+	l.SetOutput(e.logs)
+	l.SetFormatter(&logrus.JSONFormatter{})
+	if o.rate.PerSecond == 0 {
+		o.rate = RateLimit{PerSecond: 10_000, Burst: 10_000}
+	}
+	if o.plan == "" {
+		o.plan = core.PlanPro
+	}
+	if o.ideaLimit == 0 {
+		o.ideaLimit = -1
+	}
+	srv := New(e.svc, Options{Log: logrus.NewEntry(l), RateLimit: o.rate, Metrics: m, Extra: o.extra, Ready: o.ready, AuthCacheTTL: o.authTTL})
+	e.srv = httptest.NewServer(srv.Handler())
+	t.Cleanup(e.srv.Close)
+
+	e.ws, e.key = e.workspace(ctx, "Acme Workspace", o.plan, o.ideaLimit)
+	must(t, err)
+	e.tags, err = e.svc.AddLookups(ctx, e.ws.ID, core.LookupTag, []string{"Pricing", "Bug", "onboarding"})
+	must(t, err)
+	e.products, err = e.svc.AddLookups(ctx, e.ws.ID, core.LookupProduct, []string{"web", "Mobile"})
+	must(t, err)
+	for _, n := range []string{"grace Hopper", "Ada Lovelace"} {
+		u, err := e.svc.AddUser(ctx, e.ws.ID, n, "")
+		must(t, err)
+		e.users = append(e.users, u)
+	}
+	e.other, e.otherKey = e.workspace(ctx, "Other Workspace", core.PlanBusiness, -1)
+	return e
+}
+
+// workspace creates a workspace with one key.
+func (e *env) workspace(ctx context.Context, name string, plan core.Plan, limit int) (core.Workspace, string) {
+	e.t.Helper()
+	ws, err := e.svc.CreateWorkspace(ctx, name, plan, limit)
+	must(e.t, err)
+	_, key, err := e.svc.CreateKey(ctx, ws.ID, "test")
+	must(e.t, err)
+	return ws, key
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// label finds a lookup's id by label.
+func label(t testing.TB, ls []core.Lookup, l string) core.ID {
+	t.Helper()
+	for _, x := range ls {
+		if x.Label == l {
+			return x.ID
+		}
+	}
+	t.Fatalf("no lookup %q", l)
+	return ""
+}
+
+// resp is a finished response with its body read.
+type resp struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r *resp) decode(t testing.TB, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.body, v); err != nil {
+		t.Fatalf("decode %s: %v", r.body, err)
+	}
+}
+
+// fields returns the body as a JSON object.
+func (r *resp) object(t testing.TB) map[string]any {
+	t.Helper()
+	var m map[string]any
+	r.decode(t, &m)
+	return m
+}
+
+// errorCode returns the error body's "error", failing unless the body is the contract's error shape.
+func (r *resp) errorCode(t testing.TB) string {
+	t.Helper()
+	m := r.object(t)
+	if m["success"] != false || m["message"] == "" || m["error"] == nil {
+		t.Fatalf("not an error body: %s", r.body)
+	}
+	return m["error"].(string)
+}
+
+// req describes one request; key "" means the env's key, "-" none.
+type req struct {
+	method, path string
+	body         any // string: raw; nil: none; anything else is marshalled
+	key          string
+	header       map[string]string
+}
+
+// do sends r and checks what every response must satisfy: X-Request-ID, the JSON content type under
+// /api, the rate-limit headers after authentication, and the OpenAPI document.
+func (e *env) do(r req) *resp {
+	e.t.Helper()
+	var body io.Reader
+	switch b := r.body.(type) {
+	case nil:
+	case string:
+		body = strings.NewReader(b)
+	case []byte:
+		body = bytes.NewReader(b)
+	default:
+		buf, err := json.Marshal(b)
+		must(e.t, err)
+		body = bytes.NewReader(buf)
+	}
+	hr, err := http.NewRequest(r.method, e.srv.URL+r.path, body)
+	must(e.t, err)
+	if body != nil {
+		hr.Header.Set("Content-Type", "application/json")
+	}
+	switch r.key {
+	case "":
+		hr.Header.Set("X-API-Key", e.key)
+	case "-":
+	default:
+		hr.Header.Set("X-API-Key", r.key)
+	}
+	for k, v := range r.header {
+		if v == "" {
+			hr.Header.Del(k)
+		} else {
+			hr.Header.Set(k, v)
+		}
+	}
+	res, err := http.DefaultClient.Do(hr)
+	must(e.t, err)
+	defer res.Body.Close()
+	out := &resp{status: res.StatusCode, header: res.Header}
+	out.body, err = io.ReadAll(res.Body)
+	must(e.t, err)
+	if res.Header.Get("X-Request-ID") == "" {
+		e.t.Errorf("%s %s: no X-Request-ID", r.method, r.path)
+	}
+	if strings.HasPrefix(r.path, "/api/") && r.method != http.MethodHead {
+		if ct := res.Header.Get("Content-Type"); ct != contentTypeJSON {
+			e.t.Errorf("%s %s: Content-Type %q", r.method, r.path, ct)
+		}
+	}
+	e.spec.check(e.t, hr, out)
+	return out
+}
+
+func (e *env) get(path string) *resp { e.t.Helper(); return e.do(req{method: "GET", path: path}) }
+
+func (e *env) post(path string, body any) *resp {
+	e.t.Helper()
+	return e.do(req{method: "POST", path: path, body: body})
+}
+
+// want fails unless the response has the status.
+func (r *resp) want(t testing.TB, status int) *resp {
+	t.Helper()
+	if r.status != status {
+		t.Fatalf("status %d, want %d: %s", r.status, status, r.body)
+	}
+	return r
+}
+
+// submit creates a record straight through the service, for types and times the API cannot make.
+func (e *env) submit(ws core.ID, sub core.Submission) core.Record {
+	e.t.Helper()
+	if sub.Type == "" {
+		sub.Type = core.RecordIdea
+	}
+	res, err := e.svc.Submit(context.Background(), ws, sub)
+	must(e.t, err)
+	return res.Record
+}
+
+// listAll follows the Link headers to the end and returns every id in order.
+func (e *env) listAll(path string) []string {
+	e.t.Helper()
+	var ids []string
+	for pages := 0; path != ""; pages++ {
+		if pages > 10_000 {
+			e.t.Fatal("paging does not terminate")
+		}
+		r := e.get(path).want(e.t, 200)
+		var recs []map[string]any
+		r.decode(e.t, &recs)
+		for _, rec := range recs {
+			ids = append(ids, rec["id"].(string))
+		}
+		path = nextPath(e.t, r)
+	}
+	return ids
+}
+
+// nextPath reads the Link header's target ("" on the last page) and checks it agrees with X-Next-Cursor.
+func nextPath(t testing.TB, r *resp) string {
+	t.Helper()
+	link, cur := r.header.Get("Link"), r.header.Get("X-Next-Cursor")
+	if (link == "") != (cur == "") {
+		t.Fatalf("Link %q and X-Next-Cursor %q disagree", link, cur)
+	}
+	if link == "" {
+		return ""
+	}
+	target, ok := strings.CutPrefix(link, "<")
+	target, rest, ok2 := strings.Cut(target, ">")
+	if !ok || !ok2 || rest != `; rel="next"` || !strings.Contains(target, "cursor="+cur) {
+		t.Fatalf("bad Link %q (cursor %q)", link, cur)
+	}
+	return target
+}
+
+func repeat(s string, n int) string { return strings.Repeat(s, n) }
+
+func sprintf(f string, a ...any) string { return fmt.Sprintf(f, a...) }

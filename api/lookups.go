@@ -1,0 +1,85 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/feedbridge/feedbridge/core"
+)
+
+// lookups serves one of the label sets of §2.9.
+func (h *handlers) lookups(w http.ResponseWriter, r *http.Request, list func(ws core.ID) ([]core.Lookup, error)) {
+	if _, err := parseQuery(r.URL.RawQuery, nil); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	ls, err := list(workspaceFrom(r.Context()).ID)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, lookupViews(ls))
+}
+
+func (h *handlers) tags(w http.ResponseWriter, r *http.Request) {
+	h.lookups(w, r, func(ws core.ID) ([]core.Lookup, error) { return h.svc.Tags(r.Context(), ws) })
+}
+
+func (h *handlers) products(w http.ResponseWriter, r *http.Request) {
+	h.lookups(w, r, func(ws core.ID) ([]core.Lookup, error) { return h.svc.Products(r.Context(), ws) })
+}
+
+func (h *handlers) users(w http.ResponseWriter, r *http.Request) {
+	h.lookups(w, r, func(ws core.ID) ([]core.Lookup, error) { return h.svc.Users(r.Context(), ws) })
+}
+
+func (h *handlers) imports(w http.ResponseWriter, r *http.Request) {
+	if _, err := parseQuery(r.URL.RawQuery, nil); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	runs, err := h.svc.ImportRuns(r.Context(), workspaceFrom(r.Context()).ID)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	out := make([]importView, len(runs))
+	for i, run := range runs {
+		out[i] = newImportView(run)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (h *handlers) importRun(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r)
+	if err == nil {
+		_, err = parseQuery(r.URL.RawQuery, nil)
+	}
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	run, err := h.svc.ImportRun(r.Context(), workspaceFrom(r.Context()).ID, id)
+	if err != nil {
+		writeError(w, r, notFound(err, "import run", string(id)))
+		return
+	}
+	writeJSON(w, http.StatusOK, newImportView(run))
+}
+
+func (h *handlers) connectors(w http.ResponseWriter, r *http.Request) {
+	if _, err := parseQuery(r.URL.RawQuery, nil); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	sts, err := h.svc.Connectors(r.Context(), workspaceFrom(r.Context()).ID)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	out := make([]connectorView, len(sts))
+	for i, st := range sts {
+		out[i] = connectorView{Name: st.Name, Kind: st.Kind, State: st.State,
+			LastSuccessAt: timeString(st.LastSuccessAt), LastError: st.LastError}
+	}
+	writeJSON(w, http.StatusOK, out)
+}

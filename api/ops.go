@@ -1,0 +1,76 @@
+package api
+
+import (
+	_ "embed"
+	"context"
+	"net/http"
+	"strings"
+	"time"
+)
+
+//go:embed openapi.json
+var openAPIDoc []byte
+
+// OpenAPI returns the embedded OpenAPI 3.1 document served at /api/openapi.json.
+func OpenAPI() []byte { return append([]byte(nil), openAPIDoc...) }
+
+func serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", contentTypeJSON)
+	_, _ = w.Write(openAPIDoc)
+}
+
+func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// readyz answers 200 only when the store answers and the daemon's own checks pass.
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+	defer cancel()
+	err := s.svc.Store().Ping(ctx)
+	msg := "The store is not reachable."
+	if err == nil && s.ready != nil {
+		err, msg = s.ready(ctx), "The daemon is not ready yet."
+	}
+	if err != nil {
+		writeError(w, r, &apiError{status: http.StatusServiceUnavailable, code: "not ready", message: msg, cause: err})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
+
+// methodNotAllowed registers patterns whose only purpose is a 405, for paths that another route's
+// wildcard would otherwise claim.
+func (s *Server) methodNotAllowed(patterns ...string) {
+	for _, p := range patterns {
+		s.notAllowed[p] = true
+		s.mux.HandleFunc(p, s.noRoute)
+	}
+}
+
+// probeMethods are the methods an Allow header can name.
+var probeMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+
+// noRoute answers for /api paths no route serves: 405 with Allow when the path exists with other methods,
+// 404 otherwise. The Allow set is found by asking the mux itself, so it cannot drift from routes.go.
+func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
+	var allow []string
+	for _, m := range probeMethods {
+		if m == r.Method {
+			continue
+		}
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := s.mux.Handler(probe); pattern != "" && pattern != "/api/" && !s.notAllowed[pattern] {
+			allow = append(allow, m)
+		}
+	}
+	if len(allow) == 0 {
+		writeError(w, r, newAPIError(http.StatusNotFound, "not found", "There is no endpoint at %s.", r.URL.Path))
+		return
+	}
+	err := newAPIError(http.StatusMethodNotAllowed, "method not allowed", "%s is not allowed on %s; use %s.",
+		r.Method, r.URL.Path, strings.Join(allow, " or "))
+	err.header = http.Header{"Allow": {strings.Join(allow, ", ")}}
+	writeError(w, r, err)
+}
