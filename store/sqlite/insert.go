@@ -1,0 +1,94 @@
+package sqlite
+
+import (
+	"strings"
+
+	"github.com/feedbridge/feedbridge/core"
+)
+
+// recordCols are the columns every record insert writes, in the order of recordArgs.
+const recordCols = `id, workspace_id, type, title, description_html, description, search_text, status, source,
+	assignee_id, product_id, contact_id, company_id, customer_email, reporter, dedup_key, created_at, updated_at`
+
+const recordColCount = 18
+
+// recordArgs are one row's values for recordCols.
+func recordArgs(ws core.ID, nr core.NewRecord, contactID, companyID string) []any {
+	email := ""
+	if nr.Contact != nil {
+		email = nr.Contact.Email
+	}
+	var dedup any
+	if nr.DedupKey != "" {
+		dedup = nr.DedupKey
+	}
+	return []any{nr.ID, ws, nr.Type, nr.Title, nr.DescriptionHTML, nr.Description, nr.SearchText, nr.Status, nr.Source,
+		nullID(nr.AssigneeID), nullID(nr.ProductID), nullID(core.ID(contactID)), nullID(core.ID(companyID)), email,
+		nr.Reporter, dedup, ms(nr.CreatedAt), ms(nr.UpdatedAt)}
+}
+
+// placeholders returns n groups of "(?, ?, …)" with cols marks each.
+func placeholders(n, cols int) string {
+	group := "(" + strings.TrimSuffix(strings.Repeat("?, ", cols), ", ") + ")"
+	return strings.TrimSuffix(strings.Repeat(group+", ", n), ", ")
+}
+
+// insert writes one record with its tags and insight job and returns it as Record would read it.
+func (w *recordWriter) insert(nr core.NewRecord, r refs) (core.Record, error) {
+	var ct contactRow
+	var companyID, companyName string
+	if nr.Contact != nil {
+		var err error
+		if ct, companyID, err = w.contact(nr.Contact); err != nil {
+			return core.Record{}, err
+		}
+		companyName = w.companies[nr.Contact.Domain].name
+	}
+	if _, err := w.tx.ExecContext(w.ctx, `INSERT INTO records(`+recordCols+`) VALUES `+placeholders(1, recordColCount),
+		recordArgs(w.ws, nr, ct.id, companyID)...); err != nil {
+		return core.Record{}, err
+	}
+	if len(nr.TagIDs) > 0 {
+		args := make([]any, 0, 3*len(nr.TagIDs))
+		for i, t := range nr.TagIDs {
+			args = append(args, nr.ID, t, i)
+		}
+		if _, err := w.tx.ExecContext(w.ctx, `INSERT INTO record_tags(record_id, tag_id, pos) VALUES `+placeholders(len(nr.TagIDs), 3), args...); err != nil {
+			return core.Record{}, err
+		}
+	}
+	if nr.EnqueueInsight {
+		if _, err := w.tx.ExecContext(w.ctx, `INSERT INTO insight_jobs(`+jobInsertCols+`) VALUES `+placeholders(1, jobInsertColCount),
+			w.jobArgs(nr)...); err != nil {
+			return core.Record{}, err
+		}
+	}
+	return built(w.ws, nr, r, ct.id, companyID, companyName), nil
+}
+
+const jobInsertCols = `id, workspace_id, record_id, state, attempts, max_attempts, run_at, created_at, updated_at`
+
+const jobInsertColCount = 9
+
+// jobArgs queues a job for the record, due now. The store does not know the service's attempt setting,
+// so max_attempts records the default; the worker decides finality itself (FailInsightJob's final).
+func (w *recordWriter) jobArgs(nr core.NewRecord) []any {
+	return []any{core.NewID(), w.ws, nr.ID, core.JobQueued, 0, core.DefaultJobAttempts, w.now, w.now, w.now}
+}
+
+// built is the Record of a freshly written row, with the same values (and empty, non-nil slices) that
+// reading it back gives.
+func built(ws core.ID, nr core.NewRecord, r refs, contactID, companyID, companyName string) core.Record {
+	rec := core.Record{
+		ID: nr.ID, Workspace: ws, Type: nr.Type, Title: nr.Title, DescriptionHTML: nr.DescriptionHTML,
+		Description: nr.Description, Status: nr.Status, AssigneeID: nr.AssigneeID, Assignee: r.assignee,
+		ProductID: nr.ProductID, Product: r.product, TagIDs: append([]core.ID{}, nr.TagIDs...),
+		Tags: append([]string{}, r.tags...), Source: nr.Source, Customer: companyName,
+		CompanyID: core.ID(companyID), ContactID: core.ID(contactID), Reporter: nr.Reporter,
+		CreatedAt: fromMS(ms(nr.CreatedAt)), UpdatedAt: fromMS(ms(nr.UpdatedAt)),
+	}
+	if nr.Contact != nil {
+		rec.CustomerEmail = nr.Contact.Email
+	}
+	return rec
+}

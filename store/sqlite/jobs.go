@@ -1,0 +1,160 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/feedbridge/feedbridge/core"
+)
+
+const jobCols = `id, workspace_id, record_id, state, attempts, max_attempts, last_error, run_at, lease_until, leased_by, created_at, updated_at`
+
+func scanJob(sc scanner) (core.InsightJob, error) {
+	var (
+		j                       core.InsightJob
+		runAt, created, updated int64
+		lease                   sql.NullInt64
+	)
+	err := sc.Scan(&j.ID, &j.Workspace, &j.RecordID, &j.State, &j.Attempts, &j.MaxAttempts, &j.LastError, &runAt, &lease,
+		&j.LeasedBy, &created, &updated)
+	j.RunAt, j.LeaseUntil, j.CreatedAt, j.UpdatedAt = fromMS(runAt), fromOptMS(lease), fromMS(created), fromMS(updated)
+	return j, err
+}
+
+// ClaimInsightJobs leases up to n due jobs to worker: queued ones whose time has come, and running ones whose
+// holder let the lease run out (a crashed worker). Each claim counts as an attempt, so a job that kills its
+// worker still ends as failed. The single writer makes the claim atomic: two claimers never share a job.
+func (s *Store) ClaimInsightJobs(ctx context.Context, worker string, n int, lease time.Duration) ([]core.InsightJob, error) {
+	if n <= 0 {
+		return []core.InsightJob{}, nil
+	}
+	var out []core.InsightJob
+	err := s.write(ctx, "claim insight jobs", func(tx *sql.Tx) error {
+		now := s.nowMS()
+		rows, err := tx.QueryContext(ctx, `UPDATE insight_jobs SET state = 'running', attempts = attempts + 1,
+			lease_until = ?, leased_by = ?, updated_at = ?
+			WHERE id IN (SELECT id FROM (
+				SELECT id, run_at AS due FROM insight_jobs WHERE state = 'queued' AND run_at <= ?
+				UNION ALL
+				SELECT id, lease_until AS due FROM insight_jobs WHERE state = 'running' AND lease_until <= ?
+			) ORDER BY due, id LIMIT ?)
+			RETURNING `+jobCols, now+lease.Milliseconds(), worker, now, now, now, n)
+		if err != nil {
+			return err
+		}
+		out, err = collect(rows, scanJob)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].RunAt.Equal(out[j].RunAt) {
+			return out[i].RunAt.Before(out[j].RunAt)
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out, nil
+}
+
+// held is the condition that the job is still the worker's: running and leased to it. A worker whose lease
+// ran out keeps the job until someone else claims it.
+const held = `id = ? AND workspace_id = ? AND state = 'running' AND leased_by = ?`
+
+// errNotHeld is returned when a worker finishes a job it no longer holds; its result is dropped.
+var errNotHeld = fmt.Errorf("insight job is not held by this worker: %w", core.ErrConflict)
+
+// CompleteInsightJob replaces the record's insights with ins and marks the job done, in one transaction and
+// only while worker holds the job.
+func (s *Store) CompleteInsightJob(ctx context.Context, job core.InsightJob, worker string, ins []core.Insight) error {
+	return s.write(ctx, "complete insight job", func(tx *sql.Tx) error {
+		now := s.nowMS()
+		if err := heldChange(tx.ExecContext(ctx, `UPDATE insight_jobs SET state = 'done', lease_until = NULL, leased_by = '',
+			last_error = '', updated_at = ? WHERE `+held, now, job.ID, job.Workspace, worker)); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM insights WHERE workspace_id = ? AND record_id = ?`, job.Workspace, job.RecordID); err != nil {
+			return err
+		}
+		for _, in := range ins {
+			if err := insertInsight(ctx, tx, job, in, now); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// FailInsightJob records a failed attempt: back to the queue at retryAt, or kept as failed when final.
+func (s *Store) FailInsightJob(ctx context.Context, job core.InsightJob, worker string, msg string, retryAt time.Time, final bool) error {
+	state := core.JobQueued
+	if final {
+		state = core.JobFailed
+	}
+	return s.write(ctx, "fail insight job", func(tx *sql.Tx) error {
+		return heldChange(tx.ExecContext(ctx, `UPDATE insight_jobs SET state = ?, last_error = ?, run_at = ?, lease_until = NULL,
+			leased_by = '', updated_at = ? WHERE `+held, state, msg, ms(retryAt), s.nowMS(), job.ID, job.Workspace, worker))
+	})
+}
+
+// ReleaseInsightJob puts a claimed job back as it was before the claim, attempt included.
+func (s *Store) ReleaseInsightJob(ctx context.Context, job core.InsightJob, worker string) error {
+	return s.write(ctx, "release insight job", func(tx *sql.Tx) error {
+		return heldChange(tx.ExecContext(ctx, `UPDATE insight_jobs SET state = 'queued', attempts = max(attempts - 1, 0),
+			lease_until = NULL, leased_by = '', updated_at = ? WHERE `+held, s.nowMS(), job.ID, job.Workspace, worker))
+	})
+}
+
+func heldChange(res sql.Result, err error) error {
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		if err == nil {
+			err = errNotHeld
+		}
+		return err
+	}
+	return nil
+}
+
+// FailedInsightJobs lists failed jobs, most recently failed first; ws "" lists every workspace's.
+func (s *Store) FailedInsightJobs(ctx context.Context, ws core.ID) ([]core.InsightJob, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT `+jobCols+` FROM insight_jobs WHERE state = 'failed' AND (? = '' OR workspace_id = ?)
+		ORDER BY updated_at DESC, id DESC`, ws, ws)
+	if err != nil {
+		return nil, s.fail("failed insight jobs", err)
+	}
+	out, err := collect(rows, scanJob)
+	return out, s.fail("failed insight jobs", err)
+}
+
+// RetryInsightJobs requeues failed jobs with fresh attempts: the one with id, or all (of ws, or of every
+// workspace when ws is ""). A given id that is not a failed job of ws is ErrNotFound.
+func (s *Store) RetryInsightJobs(ctx context.Context, ws, id core.ID) (int, error) {
+	var n int64
+	err := s.write(ctx, "retry insight jobs", func(tx *sql.Tx) error {
+		now := s.nowMS()
+		res, err := tx.ExecContext(ctx, `UPDATE insight_jobs SET state = 'queued', attempts = 0, run_at = ?, updated_at = ?
+			WHERE state = 'failed' AND (? = '' OR workspace_id = ?) AND (? = '' OR id = ?)`, now, now, ws, ws, id, id)
+		if err != nil {
+			return err
+		}
+		if n, err = res.RowsAffected(); err == nil && n == 0 && id != "" {
+			err = sql.ErrNoRows
+		}
+		return err
+	})
+	return int(n), err
+}
+
+// InsightQueueDepth counts the jobs still to do: queued and running.
+func (s *Store) InsightQueueDepth(ctx context.Context) (int, error) {
+	var n int
+	err := s.r.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM insight_jobs WHERE state = 'queued')
+		+ (SELECT count(*) FROM insight_jobs WHERE state = 'running')`).Scan(&n)
+	return n, s.fail("insight queue depth", err)
+}

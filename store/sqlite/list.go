@@ -1,0 +1,97 @@
+package sqlite
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/feedbridge/feedbridge/core"
+)
+
+// Records returns one keyset page of the workspace's records in (createdAt, id) order.
+func (s *Store) Records(ctx context.Context, ws core.ID, q core.ListQuery) ([]core.Record, error) {
+	f := listFilter(ws, q)
+	limit := q.Limit
+	if limit <= 0 {
+		limit = core.DefaultPageSize
+	}
+	var (
+		recs []core.Record
+		err  error
+	)
+	if q.Search == "" {
+		recs, err = s.page(ctx, f, "", nil, q.Asc, limit)
+	} else {
+		recs, err = s.search(ctx, f, q.Search, q.Asc, limit)
+	}
+	if err == nil {
+		err = loadTags(ctx, s.r, recs)
+	}
+	if err != nil {
+		return nil, s.fail("records", err)
+	}
+	return recs, nil
+}
+
+// filter is the WHERE clause of a listing without its search term.
+type filter struct {
+	where []string
+	args  []any
+}
+
+func listFilter(ws core.ID, q core.ListQuery) filter {
+	f := filter{where: []string{"r.workspace_id = ?"}, args: []any{ws}}
+	add := func(cond string, args ...any) {
+		f.where = append(f.where, cond)
+		f.args = append(f.args, args...)
+	}
+	if q.Type != "" {
+		add("r.type = ?", q.Type)
+	}
+	if !q.From.IsZero() {
+		add("r.created_at >= ?", ms(q.From))
+	}
+	if !q.To.IsZero() {
+		add("r.created_at <= ?", ms(q.To))
+	}
+	if !q.UpdatedSince.IsZero() {
+		add("r.updated_at >= ?", ms(q.UpdatedSince))
+	}
+	if q.ProductID != "" {
+		add("r.product_id = ?", q.ProductID)
+	}
+	if q.UserID != "" {
+		add("r.assignee_id = ?", q.UserID)
+	}
+	for _, t := range q.TagIDs {
+		add("EXISTS (SELECT 1 FROM record_tags t WHERE t.record_id = r.id AND t.tag_id = ?)", t)
+	}
+	if c := q.After; c != nil {
+		op := "<"
+		if q.Asc {
+			op = ">"
+		}
+		add("(r.created_at, r.id) "+op+" (?, ?)", ms(c.CreatedAt), c.ID)
+	}
+	return f
+}
+
+// page runs the listing with an extra condition (the search's) and returns up to limit records.
+func (s *Store) page(ctx context.Context, f filter, cond string, condArgs []any, asc bool, limit int) ([]core.Record, error) {
+	where := f.where
+	args := append([]any{}, f.args...)
+	if cond != "" {
+		where = append(append([]string{}, where...), cond)
+		args = append(args, condArgs...)
+	}
+	dir := "DESC"
+	if asc {
+		dir = "ASC"
+	}
+	rows, err := s.r.QueryContext(ctx, recordSelect+` WHERE `+strings.Join(where, " AND ")+
+		` ORDER BY r.created_at `+dir+`, r.id `+dir+` LIMIT `+strconv.Itoa(limit), args...)
+	if err != nil {
+		return nil, err
+	}
+	return collect(rows, scanRecord)
+}

@@ -1,0 +1,87 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+
+	"github.com/feedbridge/feedbridge/core"
+)
+
+// queryer is what reads need: the read pool, or the write transaction when a write returns a record.
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// recordSelect reads a record with its labels resolved; the tags come from loadTags.
+const recordSelect = `SELECT r.id, r.workspace_id, r.type, r.title, r.description_html, r.description, r.status,
+	coalesce(r.assignee_id, ''), coalesce(u.name, ''), coalesce(r.product_id, ''), coalesce(p.label, ''), r.source,
+	r.customer_email, coalesce(c.name, ''), coalesce(r.company_id, ''), coalesce(r.contact_id, ''), r.reporter,
+	r.release, r.timeframe, r.created_at, r.updated_at
+	FROM records r
+	LEFT JOIN users u ON u.id = r.assignee_id
+	LEFT JOIN lookups p ON p.id = r.product_id
+	LEFT JOIN companies c ON c.id = r.company_id`
+
+func scanRecord(sc scanner) (core.Record, error) {
+	var (
+		r                core.Record
+		created, updated int64
+	)
+	err := sc.Scan(&r.ID, &r.Workspace, &r.Type, &r.Title, &r.DescriptionHTML, &r.Description, &r.Status,
+		&r.AssigneeID, &r.Assignee, &r.ProductID, &r.Product, &r.Source, &r.CustomerEmail, &r.Customer,
+		&r.CompanyID, &r.ContactID, &r.Reporter, &r.Release, &r.Timeframe, &created, &updated)
+	r.CreatedAt, r.UpdatedAt = fromMS(created), fromMS(updated)
+	r.TagIDs, r.Tags = []core.ID{}, []string{}
+	return r, err
+}
+
+func recordByID(ctx context.Context, q queryer, ws, id core.ID) (core.Record, error) {
+	r, err := scanRecord(q.QueryRowContext(ctx, recordSelect+` WHERE r.workspace_id = ? AND r.id = ?`, ws, id))
+	if err != nil {
+		return core.Record{}, err
+	}
+	recs := []core.Record{r}
+	if err := loadTags(ctx, q, recs); err != nil {
+		return core.Record{}, err
+	}
+	return recs[0], nil
+}
+
+func (s *Store) Record(ctx context.Context, ws, id core.ID) (core.Record, error) {
+	r, err := recordByID(ctx, s.r, ws, id)
+	return r, s.fail("record", err)
+}
+
+// loadTags fills the tags of a page of records with one query, in the order they were given.
+func loadTags(ctx context.Context, q queryer, recs []core.Record) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	index := make(map[core.ID]int, len(recs))
+	args := make([]any, len(recs))
+	for i, r := range recs {
+		index[r.ID] = i
+		args[i] = r.ID
+	}
+	rows, err := q.QueryContext(ctx, `SELECT t.record_id, t.tag_id, l.label FROM record_tags t JOIN lookups l ON l.id = t.tag_id
+		WHERE t.record_id IN (`+strings.TrimSuffix(strings.Repeat("?, ", len(recs)), ", ")+`) ORDER BY t.record_id, t.pos`, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			rid, tid core.ID
+			label    string
+		)
+		if err := rows.Scan(&rid, &tid, &label); err != nil {
+			return err
+		}
+		r := &recs[index[rid]]
+		r.TagIDs = append(r.TagIDs, tid)
+		r.Tags = append(r.Tags, label)
+	}
+	return rows.Err()
+}

@@ -1,0 +1,159 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/feedbridge/feedbridge/core"
+)
+
+// recordWriter holds one write transaction of records. Its caches let the bulk path resolve each referenced
+// id, contact and company once per transaction instead of once per row.
+type recordWriter struct {
+	ctx       context.Context
+	tx        *sql.Tx
+	ws        core.ID
+	now       int64
+	labels    map[lookupKey]string // known-good referenced ids → label or name
+	contacts  map[string]contactRow
+	companies map[string]companyRow
+}
+
+type lookupKey struct {
+	table string // "tag", "product", "user"
+	id    core.ID
+}
+
+type contactRow struct {
+	id, name, companyID string
+}
+
+type companyRow struct {
+	id, name string
+}
+
+// refs are the labels of a record's referenced ids.
+type refs struct {
+	product, assignee string
+	tags              []string
+}
+
+func newRecordWriter(ctx context.Context, tx *sql.Tx, ws core.ID, now int64) *recordWriter {
+	return &recordWriter{ctx: ctx, tx: tx, ws: ws, now: now, labels: map[lookupKey]string{},
+		contacts: map[string]contactRow{}, companies: map[string]companyRow{}}
+}
+
+func (w *recordWriter) workspace() (core.Workspace, error) {
+	return scanWorkspace(w.tx.QueryRowContext(w.ctx, `SELECT `+workspaceCols+` FROM workspaces WHERE id = ?`, w.ws))
+}
+
+// refs checks that the product, assignee and tags are the workspace's; an id of another workspace is as
+// unknown as one that never existed.
+func (w *recordWriter) refs(nr core.NewRecord) (refs, error) {
+	var (
+		r   refs
+		err error
+	)
+	if nr.ProductID != "" {
+		if r.product, err = w.label("product", nr.ProductID); err != nil {
+			return r, err
+		}
+	}
+	if nr.AssigneeID != "" {
+		if r.assignee, err = w.label("user", nr.AssigneeID); err != nil {
+			return r, err
+		}
+	}
+	r.tags = make([]string, len(nr.TagIDs))
+	for i, t := range nr.TagIDs {
+		if r.tags[i], err = w.label("tag", t); err != nil {
+			return r, err
+		}
+	}
+	return r, nil
+}
+
+func (w *recordWriter) label(field string, id core.ID) (string, error) {
+	k := lookupKey{field, id}
+	if l, ok := w.labels[k]; ok {
+		return l, nil
+	}
+	var q string
+	switch field {
+	case "user":
+		q = `SELECT name FROM users WHERE workspace_id = ? AND id = ?`
+	case "product":
+		q = `SELECT label FROM lookups WHERE workspace_id = ? AND id = ? AND kind = 'product'`
+	default:
+		q = `SELECT label FROM lookups WHERE workspace_id = ? AND id = ? AND kind = 'tag'`
+	}
+	var l string
+	err := w.tx.QueryRowContext(w.ctx, q, w.ws, id).Scan(&l)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", core.UnknownID(field, id)
+	}
+	if err == nil {
+		w.labels[k] = l
+	}
+	return l, err
+}
+
+// contact finds or creates the record's company and contact. An existing company keeps its name; an
+// existing contact without a name takes the new one, and one without a company joins the resolved one.
+func (w *recordWriter) contact(c *core.ContactRef) (contactRow, string, error) {
+	var comp companyRow
+	if c.Domain != "" {
+		var err error
+		if comp, err = w.company(c.Domain, c.CompanyName); err != nil {
+			return contactRow{}, "", err
+		}
+	}
+	ct, ok := w.contacts[c.EmailKey]
+	if !ok {
+		err := w.tx.QueryRowContext(w.ctx, `SELECT id, name, coalesce(company_id, '') FROM contacts WHERE workspace_id = ? AND email_key = ?`,
+			w.ws, c.EmailKey).Scan(&ct.id, &ct.name, &ct.companyID)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			ct = contactRow{id: string(core.NewID()), name: c.Name, companyID: comp.id}
+			if _, err := w.tx.ExecContext(w.ctx, `INSERT INTO contacts(id, workspace_id, email, email_key, name, company_id)
+				VALUES (?, ?, ?, ?, ?, ?)`, ct.id, w.ws, c.Email, c.EmailKey, ct.name, nullID(core.ID(ct.companyID))); err != nil {
+				return contactRow{}, "", err
+			}
+		case err != nil:
+			return contactRow{}, "", err
+		}
+	}
+	if (ct.name == "" && c.Name != "") || (ct.companyID == "" && comp.id != "") {
+		if ct.name == "" {
+			ct.name = c.Name
+		}
+		if ct.companyID == "" {
+			ct.companyID = comp.id
+		}
+		if _, err := w.tx.ExecContext(w.ctx, `UPDATE contacts SET name = ?, company_id = ? WHERE id = ?`,
+			ct.name, nullID(core.ID(ct.companyID)), ct.id); err != nil {
+			return contactRow{}, "", err
+		}
+	}
+	w.contacts[c.EmailKey] = ct
+	return ct, comp.id, nil
+}
+
+func (w *recordWriter) company(domain, name string) (companyRow, error) {
+	if c, ok := w.companies[domain]; ok {
+		return c, nil
+	}
+	var c companyRow
+	err := w.tx.QueryRowContext(w.ctx, `SELECT id, name FROM companies WHERE workspace_id = ? AND domain = ?`, w.ws, domain).Scan(&c.id, &c.name)
+	if errors.Is(err, sql.ErrNoRows) {
+		c = companyRow{id: string(core.NewID()), name: name}
+		_, err = w.tx.ExecContext(w.ctx, `INSERT INTO companies(id, workspace_id, name, name_key, domain) VALUES (?, ?, ?, ?, ?)`,
+			c.id, w.ws, name, core.Fold(name), domain)
+	}
+	if err != nil {
+		return companyRow{}, err
+	}
+	w.companies[domain] = c
+	return c, nil
+}
