@@ -1,8 +1,8 @@
 package api
 
 import (
-	_ "embed"
 	"context"
+	_ "embed"
 	"net/http"
 	"strings"
 	"time"

@@ -71,7 +71,7 @@ func (h *handlers) createFeedback(w http.ResponseWriter, r *http.Request) {
 // ideaBody is POST /records/idea's body.
 type ideaBody struct {
 	Title, Description, RecordType, Product, User, Source, CustomerEmail, CustomerName string
-	Tags                                                                             []string
+	Tags                                                                               []string
 }
 
 func decodeIdea(body []byte) (ideaBody, error) {
