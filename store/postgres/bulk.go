@@ -46,7 +46,7 @@ func (s *Store) CreateRecords(ctx context.Context, ws core.ID, rs []core.NewReco
 			b.Queue(q, ws)
 		}
 		for _, c := range lastCheckpoints(rs) {
-			b.Queue(`INSERT INTO checkpoints (workspace_id, name, value, updated_at) VALUES ($1, $2, $3, `+dbNow+`)
+			b.Queue(`INSERT INTO checkpoints (workspace_id, name, value, updated_at) VALUES ($1, $2, $3, `+txNow+`)
 				ON CONFLICT (workspace_id, name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
 				ws, c.Name, c.Value)
 		}
@@ -96,7 +96,7 @@ var bulkSteps = []string{
 	 ORDER BY s.ord
 	 ON CONFLICT (workspace_id, dedup_key) DO NOTHING`,
 	`INSERT INTO insight_jobs (id, workspace_id, record_id, state, max_attempts, run_at, created_at, updated_at)
-	 SELECT s.job_id, $1, s.id, 'queued', ` + itoa(core.DefaultJobAttempts) + `, ` + dbNow + `, ` + dbNow + `, ` + dbNow + `
+	 SELECT s.job_id, $1, s.id, 'queued', ` + itoa(core.DefaultJobAttempts) + `, ` + txNow + `, ` + txNow + `, ` + txNow + `
 	 FROM fb_stage s JOIN records r ON r.workspace_id = $1 AND r.id = s.id
 	 WHERE s.job_id IS NOT NULL`,
 }

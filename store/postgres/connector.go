@@ -27,7 +27,7 @@ func (s *Store) SetCheckpoint(ctx context.Context, ws core.ID, c core.Checkpoint
 
 func putCheckpoint(ctx context.Context, tx pgx.Tx, ws core.ID, c core.Checkpoint) error {
 	_, err := tx.Exec(ctx, `
-		INSERT INTO checkpoints (workspace_id, name, value, updated_at) VALUES ($1, $2, $3, `+dbNow+`)
+		INSERT INTO checkpoints (workspace_id, name, value, updated_at) VALUES ($1, $2, $3, `+txNow+`)
 		ON CONFLICT (workspace_id, name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
 		ws, c.Name, c.Value)
 	return err

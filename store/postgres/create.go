@@ -152,7 +152,7 @@ func insertRecord(ctx context.Context, tx pgx.Tx, ws core.ID, nr core.NewRecord,
 	if nr.EnqueueInsight {
 		if _, err := tx.Exec(ctx, `
 			INSERT INTO insight_jobs (id, workspace_id, record_id, state, max_attempts, run_at, created_at, updated_at)
-			VALUES ($1, $2, $3, 'queued', $4, `+dbNow+`, `+dbNow+`, `+dbNow+`)`,
+			VALUES ($1, $2, $3, 'queued', $4, `+txNow+`, `+txNow+`, `+txNow+`)`,
 			core.NewID(), ws, nr.ID, core.DefaultJobAttempts); err != nil {
 			return err
 		}
@@ -164,8 +164,12 @@ func insertRecord(ctx context.Context, tx pgx.Tx, ws core.ID, nr core.NewRecord,
 }
 
 // dbNow is the database's clock at millisecond precision: the one clock every replica shares, used for
-// queue and lease times.
-const dbNow = `date_trunc('milliseconds', clock_timestamp())`
+// queue and lease times. txNow is the same clock at the start of the transaction, so that every row one
+// transaction writes carries the same time.
+const (
+	dbNow = `date_trunc('milliseconds', clock_timestamp())`
+	txNow = `date_trunc('milliseconds', now())`
+)
 
 func newRecord(ws core.ID, nr core.NewRecord, refs refs, cust customer) core.Record {
 	return core.Record{

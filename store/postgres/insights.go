@@ -36,7 +36,7 @@ func collectJobs(rows pgx.Rows, err error) ([]core.InsightJob, error) {
 // claim counts as an attempt, so a job that keeps killing its worker still runs out of attempts.
 func (s *Store) ClaimInsightJobs(ctx context.Context, worker string, n int, lease time.Duration) ([]core.InsightJob, error) {
 	if n <= 0 {
-		return nil, nil
+		return []core.InsightJob{}, nil
 	}
 	jobs, err := collectJobs(s.pool.Query(ctx, `
 		WITH due AS (
@@ -64,7 +64,7 @@ func (s *Store) ClaimInsightJobs(ctx context.Context, worker string, n int, leas
 func (s *Store) CompleteInsightJob(ctx context.Context, job core.InsightJob, worker string, ins []core.Insight) error {
 	return s.inTx(ctx, "complete insight job", func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE insight_jobs SET state = 'done', lease_until = NULL, last_error = '',
-			updated_at = `+dbNow+` WHERE id = $1 AND state = 'running' AND leased_by = $2`, job.ID, worker)
+			updated_at = `+txNow+` WHERE `+held, job.ID, job.Workspace, worker)
 		if err != nil {
 			return err
 		}
@@ -79,7 +79,7 @@ func (s *Store) CompleteInsightJob(ctx context.Context, job core.InsightJob, wor
 			}
 			b.Queue(`INSERT INTO insights (id, workspace_id, record_id, kind, summary, quote, sentiment, sentiment_score,
 					themes, tags, extractor, created_at)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, coalesce($12, `+dbNow+`))`,
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, coalesce($12, `+txNow+`))`,
 				in.ID, job.Workspace, job.RecordID, in.Kind, in.Summary, in.Quote, in.Sentiment, in.SentimentScore,
 				nonNil(in.Themes), nonNil(in.Tags), in.Extractor, optTime(in.CreatedAt))
 		}
@@ -100,9 +100,9 @@ func (s *Store) FailInsightJob(ctx context.Context, job core.InsightJob, worker 
 	if final {
 		state = core.JobFailed
 	}
-	return s.jobUpdate(ctx, "fail insight job", `UPDATE insight_jobs SET state = $3, last_error = $4,
-		run_at = CASE WHEN $3 = 'failed' THEN run_at ELSE $5 END, lease_until = NULL, leased_by = '', updated_at = `+dbNow+`
-		WHERE id = $1 AND state = 'running' AND leased_by = $2`, job.ID, worker, state, msg, ms(retryAt))
+	return s.jobUpdate(ctx, "fail insight job", `UPDATE insight_jobs SET state = $4, last_error = $5,
+		run_at = $6, lease_until = NULL, leased_by = '', updated_at = `+dbNow+`
+		WHERE `+held, job.ID, job.Workspace, worker, state, msg, ms(retryAt))
 }
 
 // ReleaseInsightJob gives a claimed job back as it was before the claim (shutdown): queued, the attempt
@@ -110,7 +110,7 @@ func (s *Store) FailInsightJob(ctx context.Context, job core.InsightJob, worker 
 func (s *Store) ReleaseInsightJob(ctx context.Context, job core.InsightJob, worker string) error {
 	return s.jobUpdate(ctx, "release insight job", `UPDATE insight_jobs SET state = 'queued',
 		attempts = greatest(attempts - 1, 0), lease_until = NULL, leased_by = '', updated_at = `+dbNow+`
-		WHERE id = $1 AND state = 'running' AND leased_by = $2`, job.ID, worker)
+		WHERE `+held, job.ID, job.Workspace, worker)
 }
 
 func (s *Store) jobUpdate(ctx context.Context, op, sql string, args ...any) error {
@@ -124,20 +124,29 @@ func (s *Store) jobUpdate(ctx context.Context, op, sql string, args ...any) erro
 	return nil
 }
 
-// FailedInsightJobs lists jobs kept as failed, of one workspace or of all when ws is "".
+// held is the condition that the job ($1, of workspace $2) is still the worker's ($3): running and leased to
+// it. A worker whose lease ran out keeps the job until another worker claims it.
+const held = `id = $1 AND workspace_id = $2 AND state = 'running' AND leased_by = $3`
+
+// FailedInsightJobs lists jobs kept as failed, most recently failed first, of one workspace or of all when
+// ws is "".
 func (s *Store) FailedInsightJobs(ctx context.Context, ws core.ID) ([]core.InsightJob, error) {
 	jobs, err := collectJobs(s.pool.Query(ctx, `SELECT `+jobCols+` FROM insight_jobs
-		WHERE state = 'failed' AND ($1 = '' OR workspace_id = $1) ORDER BY created_at, id`, ws))
+		WHERE state = 'failed' AND ($1 = '' OR workspace_id = $1) ORDER BY updated_at DESC, id DESC`, ws))
 	return jobs, fail("failed insight jobs", err)
 }
 
 // RetryInsightJobs queues failed jobs again with a fresh set of attempts: the one with id, or every failed
-// job (of ws, or of all workspaces when ws is "") when id is "".
+// job (of ws, or of all workspaces when ws is "") when id is "". A given id that is not a failed job of ws
+// is core.ErrNotFound.
 func (s *Store) RetryInsightJobs(ctx context.Context, ws core.ID, id core.ID) (int, error) {
 	tag, err := s.pool.Exec(ctx, `UPDATE insight_jobs SET state = 'queued', attempts = 0, run_at = `+dbNow+`,
 		updated_at = `+dbNow+` WHERE state = 'failed' AND ($1 = '' OR workspace_id = $1) AND ($2 = '' OR id = $2)`, ws, id)
 	if err != nil {
 		return 0, fail("retry insight jobs", err)
+	}
+	if tag.RowsAffected() == 0 && id != "" {
+		return 0, fail("retry insight jobs", pgx.ErrNoRows)
 	}
 	return int(tag.RowsAffected()), nil
 }
@@ -178,7 +187,7 @@ func (s *Store) InsightRows(ctx context.Context, ws core.ID, from, to time.Time)
 		JOIN records r ON r.workspace_id = i.workspace_id AND r.id = i.record_id
 		LEFT JOIN companies c ON c.workspace_id = r.workspace_id AND c.id = r.company_id
 		WHERE i.workspace_id = $1 AND ($2::timestamptz IS NULL OR r.created_at >= $2) AND ($3::timestamptz IS NULL OR r.created_at <= $3)
-		ORDER BY r.created_at, i.created_at, i.id`, ws, bound(from), bound(to))
+		ORDER BY r.created_at, i.record_id, i.created_at, i.id`, ws, bound(from), bound(to))
 	if err != nil {
 		return nil, fail("insight rows", err)
 	}

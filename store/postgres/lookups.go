@@ -13,18 +13,20 @@ import (
 // labelKey is the case-insensitive identity of a label: trimmed and Unicode case-folded.
 func labelKey(s string) string { return core.Fold(strings.TrimSpace(s)) }
 
-// sortByKey orders items by their folded text, then the text itself and the id, so that the order does not
-// depend on the database's collation.
-func sortByKey[T any](items []T, text func(T) string, id func(T) core.ID) {
+// sortByKey orders items by the folded text, then by each tie-breaker in turn, so that the order does not
+// depend on the database's collation (and matches the SQLite store's label_key order).
+func sortByKey[T any](items []T, text func(T) string, ties ...func(T) string) {
 	sort.SliceStable(items, func(i, j int) bool {
 		a, b := items[i], items[j]
 		if ka, kb := labelKey(text(a)), labelKey(text(b)); ka != kb {
 			return ka < kb
 		}
-		if text(a) != text(b) {
-			return text(a) < text(b)
+		for _, tie := range ties {
+			if ta, tb := tie(a), tie(b); ta != tb {
+				return ta < tb
+			}
 		}
-		return id(a) < id(b)
+		return false
 	})
 }
 
@@ -75,7 +77,8 @@ func (s *Store) Lookups(ctx context.Context, ws core.ID, kind core.LookupKind) (
 	if err != nil {
 		return nil, fail("lookups", err)
 	}
-	sortByKey(out, func(l core.Lookup) string { return l.Label }, func(l core.Lookup) core.ID { return l.ID })
+	label := func(l core.Lookup) string { return l.Label }
+	sortByKey(out, label, label, func(l core.Lookup) string { return string(l.ID) })
 	return out, nil
 }
 
@@ -96,7 +99,8 @@ func (s *Store) Users(ctx context.Context, ws core.ID) ([]core.User, error) {
 	if err != nil {
 		return nil, fail("users", err)
 	}
-	sortByKey(out, func(u core.User) string { return u.Name }, func(u core.User) core.ID { return u.ID })
+	name := func(u core.User) string { return u.Name }
+	sortByKey(out, name, name, func(u core.User) string { return string(u.ID) })
 	return out, nil
 }
 
@@ -120,6 +124,6 @@ func (s *Store) Companies(ctx context.Context, ws core.ID) ([]core.Company, erro
 	if err != nil {
 		return nil, fail("companies", err)
 	}
-	sortByKey(out, func(c core.Company) string { return c.Name }, func(c core.Company) core.ID { return c.ID })
+	sortByKey(out, func(c core.Company) string { return c.Name }, func(c core.Company) string { return c.Domain })
 	return out, nil
 }

@@ -36,17 +36,15 @@ func scanRecord(row pgx.Row) (core.Record, error) {
 		&r.Source, &r.CustomerEmail, &r.Customer, &r.CompanyID, &r.ContactID, &r.Reporter,
 		&r.Release, &r.Timeframe, &r.CreatedAt, &r.UpdatedAt)
 	r.TagIDs = toIDs(tagIDs)
-	if len(r.Tags) == 0 {
-		r.Tags = nil
+	if r.Tags == nil {
+		r.Tags = []string{}
 	}
 	r.CreatedAt, r.UpdatedAt = ms(r.CreatedAt), ms(r.UpdatedAt)
 	return r, err
 }
 
+// toIDs converts an id array; an empty one is an empty, non-nil slice, as in every record the store returns.
 func toIDs(ss []string) []core.ID {
-	if len(ss) == 0 {
-		return nil
-	}
 	out := make([]core.ID, len(ss))
 	for i, s := range ss {
 		out[i] = core.ID(s)

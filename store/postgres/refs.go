@@ -16,9 +16,6 @@ type refs struct {
 }
 
 func (r refs) tagLabels(ids []core.ID) []string {
-	if len(ids) == 0 {
-		return nil
-	}
 	out := make([]string, len(ids))
 	for i, id := range ids {
 		out[i] = r.tags[id]
@@ -91,7 +88,7 @@ func lookupRefs(ctx context.Context, tx pgx.Tx, ws core.ID, users, products, tag
 	for _, want := range []struct {
 		kind, field string
 		ids         []core.ID
-	}{{"product", "product", products}, {"user", "user", users}, {"tag", "tags", tags}} {
+	}{{"product", "product", products}, {"user", "user", users}, {"tag", "tag", tags}} {
 		for _, id := range want.ids {
 			if _, ok := found[refKey{want.kind, id}]; !ok {
 				return nil, core.UnknownID(want.field, id)

@@ -1,0 +1,14 @@
+package postgres_test
+
+import (
+	"testing"
+
+	"github.com/feedbridge/feedbridge/core"
+	"github.com/feedbridge/feedbridge/store/postgres/pgtest"
+	"github.com/feedbridge/feedbridge/store/storetest"
+)
+
+// TestConformance runs the suite every store passes, each test on its own fresh database.
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) core.Store { return pgtest.Open(t) })
+}
