@@ -32,11 +32,11 @@ func TestRecordShapes(t *testing.T) {
 			t.Run(string(c.typ), func(t *testing.T) {
 				rec := e.submit(e.ws.ID, core.Submission{Type: c.typ, Title: "A " + string(c.typ)})
 				var list []map[string]any
-				e.get("/api/records?record_type=" + c.listing).want(t, 200).decode(t, &list)
+				e.get("/api/records?record_type="+c.listing).want(t, 200).decode(t, &list)
 				if len(list) != 1 || list[0]["id"] != string(rec.ID) {
 					t.Fatalf("listing %v", list)
 				}
-				one := e.get("/api/records/" + string(rec.ID)).want(t, 200).object(t)
+				one := e.get("/api/records/"+string(rec.ID)).want(t, 200).object(t)
 				for _, m := range []map[string]any{list[0], one} {
 					for _, k := range c.has {
 						if _, ok := m[k]; !ok {
@@ -152,7 +152,7 @@ func TestListBadParameters(t *testing.T) {
 		}
 		for _, c := range cases {
 			t.Run(c.query, func(t *testing.T) {
-				r := e.get("/api/records?" + c.query).want(t, 400)
+				r := e.get("/api/records?"+c.query).want(t, 400)
 				if got := r.errorCode(t); got != c.code {
 					t.Errorf("error %q, want %q", got, c.code)
 				}
@@ -160,7 +160,7 @@ func TestListBadParameters(t *testing.T) {
 		}
 		// Other endpoints take no query parameters and say so.
 		for _, p := range []string{"/api/records/verify", "/api/records/tags", "/api/records/product", "/api/records/users", "/api/imports", "/api/connectors"} {
-			if r := e.get(p + "?x=1").want(t, 400); r.errorCode(t) != `unknown query parameter "x"` {
+			if r := e.get(p+"?x=1").want(t, 400); r.errorCode(t) != `unknown query parameter "x"` {
 				t.Errorf("%s: error %q", p, r.errorCode(t))
 			}
 		}
@@ -220,8 +220,8 @@ func TestPaging(t *testing.T) {
 		}
 		// A cursor belongs to its listing: reused with other filters, or by another workspace, it is refused.
 		cur := r.header.Get("X-Next-Cursor")
-		e.get("/api/records?limit=20&sort=desc&cursor=" + cur).want(t, 400)
-		e.get("/api/records?record_type=Feedback&limit=20&sort=asc&cursor=" + cur).want(t, 400)
+		e.get("/api/records?limit=20&sort=desc&cursor="+cur).want(t, 400)
+		e.get("/api/records?record_type=Feedback&limit=20&sort=asc&cursor="+cur).want(t, 400)
 		e.do(req{method: "GET", path: "/api/records?limit=20&sort=asc&cursor=" + cur, key: e.otherKey}).want(t, 400)
 		// Default page size is 100.
 		for i := 0; i < 80; i++ {

@@ -1,7 +1,124 @@
 package api
 
-import "net/http"
+import (
+	"net/http"
+	"strconv"
+	"time"
 
+	"github.com/feedbridge/feedbridge/core"
+	"github.com/feedbridge/feedbridge/insights"
+)
+
+// Signals defaults: a 30-day window ending now, the 20 most frequent themes.
+const (
+	defaultSignalWindow = 30 * 24 * time.Hour
+	defaultSignalLimit  = 20
+)
+
+var signalParams = map[string]bool{"created_from": false, "created_to": false, "limit": false}
+
+// signals rolls the window's insights up by theme, with the trend against the window of the same length
+// just before it.
 func (h *handlers) signals(w http.ResponseWriter, r *http.Request) {
-	writeError(w, r, newAPIError(http.StatusNotImplemented, "not implemented", "Signals are not available yet."))
+	from, to, limit, err := parseSignalsQuery(r.URL.RawQuery, h.now())
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	ws := workspaceFrom(r.Context()).ID
+	cur, err := h.svc.Store().InsightRows(r.Context(), ws, from, to)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	length := to.Sub(from) + time.Millisecond // both bounds are inclusive
+	prev, err := h.svc.Store().InsightRows(r.Context(), ws, from.Add(-length), from.Add(-time.Millisecond))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	out := make([]signalView, 0, limit)
+	for _, s := range insights.Rollup(cur, prev, limit) {
+		out = append(out, newSignalView(s))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func parseSignalsQuery(raw string, now time.Time) (from, to time.Time, limit int, err error) {
+	vals, err := parseQuery(raw, signalParams)
+	if err != nil {
+		return from, to, 0, err
+	}
+	to = now.UTC().Truncate(time.Millisecond)
+	if v := vals.Get("created_to"); v != "" {
+		if to, err = parseTimeBound("created_to", v, true); err != nil {
+			return from, to, 0, err
+		}
+	}
+	from = to.Add(-defaultSignalWindow)
+	if v := vals.Get("created_from"); v != "" {
+		if from, err = parseTimeBound("created_from", v, false); err != nil {
+			return from, to, 0, err
+		}
+	}
+	if from.After(to) {
+		return from, to, 0, badRequest("invalid window", "created_from must not be after created_to.")
+	}
+	limit = defaultSignalLimit
+	if v := vals.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > core.MaxPageSize {
+			return from, to, 0, badRequest("invalid limit", "limit must be a whole number from 1 to %d.", core.MaxPageSize)
+		}
+		limit = n
+	}
+	return from, to, limit, nil
+}
+
+// parseTimeBound reads RFC 3339 with any offset or a YYYY-MM-DD date, which as an upper bound means the
+// day's last millisecond — the same reading GET /records gives these parameters.
+func parseTimeBound(name, v string, end bool) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+		return t.UTC(), nil
+	}
+	if d, err := time.Parse(time.DateOnly, v); err == nil {
+		if end {
+			return d.Add(24*time.Hour - time.Millisecond), nil
+		}
+		return d, nil
+	}
+	return time.Time{}, badRequest("invalid "+name, "%s must be an RFC 3339 timestamp or a YYYY-MM-DD date.", name)
+}
+
+// signalView is the signal object of contract §6.
+type signalView struct {
+	Theme        string         `json:"theme"`
+	Count        int            `json:"count"`
+	Records      int            `json:"records"`
+	Companies    []string       `json:"companies"`
+	SentimentAvg float64        `json:"sentiment_avg"`
+	Kinds        map[string]int `json:"kinds"`
+	Trend        trendView      `json:"trend"`
+	Examples     []core.ID      `json:"examples"`
+}
+
+type trendView struct {
+	Previous  int     `json:"previous"`
+	Change    float64 `json:"change"`
+	Direction string  `json:"direction"`
+}
+
+func newSignalView(s insights.Signal) signalView {
+	v := signalView{
+		Theme: s.Theme, Count: s.Count, Records: s.Records, Companies: nonNil(s.Companies), SentimentAvg: s.SentimentAvg,
+		Kinds: s.Kinds, Trend: trendView{Previous: s.Trend.Previous, Change: s.Trend.Change, Direction: s.Trend.Direction},
+		Examples: s.Examples,
+	}
+	if v.Kinds == nil {
+		v.Kinds = map[string]int{}
+	}
+	if v.Examples == nil {
+		v.Examples = []core.ID{}
+	}
+	return v
 }
