@@ -53,7 +53,8 @@ type Reader struct {
 }
 
 // NewReader detects the encoding and the delimiter, and reads and matches the header. Its errors mean the
-// file cannot be imported at all: unreadable, empty, no title column, or a mapping naming a missing column.
+// file cannot be imported at all: a read failure, or a *FormatError (empty, no title column, a mapping
+// naming a missing column).
 func NewReader(r io.Reader, opts ReadOptions) (*Reader, error) {
 	dec, enc, err := decode(r)
 	if err != nil {
@@ -72,13 +73,13 @@ func NewReader(r io.Reader, opts ReadOptions) (*Reader, error) {
 	for {
 		rec, err := rd.sp.next()
 		if err == io.EOF {
-			return nil, errors.New("empty file: no header row")
+			return nil, &FormatError{errors.New("empty file: no header row")}
 		}
 		if err != nil {
 			return nil, fmt.Errorf("read: %w", err)
 		}
 		if rec.err != nil {
-			return nil, fmt.Errorf("header on line %d: %w", rec.line, rec.err)
+			return nil, &FormatError{fmt.Errorf("header on line %d: %w", rec.line, rec.err)}
 		}
 		if blank(rec.fields) {
 			continue
@@ -88,7 +89,7 @@ func NewReader(r io.Reader, opts ReadOptions) (*Reader, error) {
 		break
 	}
 	if rd.cols, err = resolveColumns(rd.header, opts.Mapping); err != nil {
-		return nil, err
+		return nil, &FormatError{err}
 	}
 	return rd, nil
 }

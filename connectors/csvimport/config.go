@@ -1,0 +1,135 @@
+package csvimport
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/robfig/cron/v3"
+
+	"github.com/feedbridge/feedbridge/config"
+	"github.com/feedbridge/feedbridge/core"
+)
+
+// Config is one `connectors.csv` entry (contract §4). Besides the contract's keys it takes allow_private,
+// timeout and max_bytes for URL sources.
+type Config struct {
+	Name         string            `koanf:"name"`
+	Workspace    string            `koanf:"workspace"`
+	Schedule     string            `koanf:"schedule"`    // cron: 5 fields, descriptors, @every, CRON_TZ=
+	Path         string            `koanf:"path"`        // a glob of local files
+	URL          string            `koanf:"url"`         // or an https:// address
+	Headers      map[string]string `koanf:"headers"`     // with url; values are secrets, may be file:/path
+	ArchiveDir   string            `koanf:"archive_dir"` // imported files and errors files go here
+	RecordType   string            `koanf:"record_type"` // Feedback by default
+	Mapping      map[string]string `koanf:"mapping"`
+	AllowPrivate bool              `koanf:"allow_private"` // let url reach loopback and private addresses
+	Timeout      time.Duration     `koanf:"timeout"`       // url: give up when no byte arrives for this long
+	MaxBytes     int64             `koanf:"max_bytes"`     // url: refuse larger responses
+}
+
+// Defaults for URL sources.
+const (
+	DefaultTimeout  = 60 * time.Second
+	DefaultMaxBytes = 1 << 30
+)
+
+// entrySpec is a validated Config, ready to run.
+type entrySpec struct {
+	Config
+	ws         core.ID
+	recordType core.RecordType
+	schedule   cron.Schedule
+	url        *url.URL
+}
+
+// parseConfig validates an entry without touching the network or the file system.
+func parseConfig(c Config) (*entrySpec, error) {
+	var errs []error
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", key, fmt.Sprintf(format, args...)))
+	}
+	e := &entrySpec{Config: c, recordType: core.RecordFeedback}
+	if strings.TrimSpace(c.Name) == "" {
+		bad("name", "is required")
+	}
+	if id, err := core.ParseID(c.Workspace); err != nil {
+		bad("workspace", "must be a workspace id (24 hex characters)")
+	} else {
+		e.ws = id
+	}
+	if strings.TrimSpace(c.Schedule) == "" {
+		bad("schedule", "is required (cron, e.g. \"0 2 * * *\")")
+	} else if s, err := cron.ParseStandard(c.Schedule); err != nil {
+		bad("schedule", "%v", err)
+	} else {
+		e.schedule = s
+	}
+	switch {
+	case c.Path == "" && c.URL == "":
+		bad("path", "either path or url is required")
+	case c.Path != "" && c.URL != "":
+		bad("url", "give either path or url, not both")
+	case c.Path != "":
+		if _, err := filepath.Match(c.Path, ""); err != nil {
+			bad("path", "bad glob pattern: %v", err)
+		}
+		if len(c.Headers) > 0 {
+			bad("headers", "only apply to url")
+		}
+	default:
+		u, err := url.Parse(c.URL)
+		switch {
+		case err != nil:
+			bad("url", "is not a URL")
+		case u.Scheme != "https" || u.Host == "":
+			bad("url", "must be an https:// address")
+		default:
+			e.url = u
+		}
+	}
+	if c.ArchiveDir == "" {
+		bad("archive_dir", "is required: imported files and errors files go there")
+	} else if c.Path != "" {
+		if m, _ := filepath.Match(c.Path, filepath.Join(c.ArchiveDir, "x.csv")); m {
+			bad("archive_dir", "lies inside path's pattern, so archived files would be imported again")
+		}
+	}
+	if c.RecordType != "" {
+		t, ok := core.ParseRecordType(c.RecordType)
+		if !ok {
+			bad("record_type", "must be Idea, Feedback, Feature or Objective")
+		}
+		e.recordType = t
+	}
+	if err := ValidateMapping(c.Mapping); err != nil {
+		errs = append(errs, err)
+	}
+	if c.Timeout < 0 || c.MaxBytes < 0 {
+		bad("timeout", "timeout and max_bytes must not be negative")
+	}
+	if e.Timeout == 0 {
+		e.Timeout = DefaultTimeout
+	}
+	if e.MaxBytes == 0 {
+		e.MaxBytes = DefaultMaxBytes
+	}
+	return e, errors.Join(errs...)
+}
+
+// resolveHeaders reads file: secrets of the request headers. It runs when a fetch starts, so that a
+// rotated secret file is picked up without a restart.
+func (e *entrySpec) resolveHeaders() (map[string]string, error) {
+	out := make(map[string]string, len(e.Headers))
+	for k, v := range e.Headers {
+		s, err := config.ResolveSecret(v)
+		if err != nil {
+			return nil, fmt.Errorf("headers.%s: %w", k, err)
+		}
+		out[k] = s
+	}
+	return out, nil
+}

@@ -1,0 +1,251 @@
+package csvimport
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/feedbridge/feedbridge/connectors"
+	"github.com/feedbridge/feedbridge/core"
+)
+
+// Connector states shown by GET /api/connectors.
+const (
+	StateWaiting   = "waiting"   // scheduled, between runs
+	StateImporting = "importing" // a run is going
+	StateError     = "error"     // the last run failed; last_error says why
+)
+
+// logEvery is how often a long import logs its progress.
+const logEvery = 5 * time.Second
+
+var _ connectors.Builder = Build
+
+// Build is the connectors.Builder of `connectors.csv`: it validates every entry, without network calls,
+// and returns a Set that runs each entry's schedule on one replica at a time.
+func Build(entries []map[string]any, env connectors.Env) (connectors.Set, error) {
+	if env.Now == nil {
+		env.Now = time.Now
+	}
+	if env.Log == nil {
+		l := logrus.New()
+		l.SetOutput(io.Discard)
+		env.Log = logrus.NewEntry(l)
+	}
+	if env.Leases == nil && env.Service != nil {
+		env.Leases = env.Service.Store()
+	}
+	s := &set{env: env}
+	var errs []error
+	for i, raw := range entries {
+		name := connectors.EntryName(raw, i)
+		var c Config
+		if err := connectors.Decode(raw, &c); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+			continue
+		}
+		spec, err := parseConfig(c)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+			continue
+		}
+		s.entries = append(s.entries, newEntry(spec, env, nil))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+type set struct {
+	env     connectors.Env
+	entries []*entry
+}
+
+// Run runs every entry's schedule until ctx ends. Each entry holds the lease "csv:<name>" while it runs,
+// so with several replicas each schedule fires on one of them; its runs follow one another, so a run
+// that outlasts its interval is never started a second time (the missed ticks are skipped).
+func (s *set) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	for _, e := range s.entries {
+		wg.Go(func() { connectors.RunExclusive(ctx, s.env, "csv:"+e.spec.Name, e.loop) })
+	}
+	wg.Wait()
+	return nil
+}
+
+// entry is one configured import and its state between runs.
+type entry struct {
+	spec        *entrySpec
+	env         connectors.Env
+	log         *logrus.Entry
+	client      *http.Client
+	settle      time.Duration
+	wait        func(context.Context, time.Duration) error
+	lastSuccess time.Time
+	lastError   string // kept until a run succeeds
+}
+
+func newEntry(spec *entrySpec, env connectors.Env, tlsConf *tls.Config) *entry {
+	e := &entry{spec: spec, env: env, settle: settleTime, wait: sleep,
+		log: env.Log.WithFields(logrus.Fields{"connector": spec.Name, "workspace": spec.ws})}
+	if spec.url != nil {
+		e.client = newHTTPClient(spec.AllowPrivate, tlsConf)
+	}
+	return e
+}
+
+// loop runs the schedule while this replica holds the entry's lease.
+func (e *entry) loop(ctx context.Context) error {
+	e.closeInterrupted(ctx)
+	e.report(ctx, StateWaiting)
+	for {
+		now := e.env.Now()
+		next := e.spec.schedule.Next(now)
+		if next.IsZero() {
+			return errors.New("schedule never fires")
+		}
+		if err := e.wait(ctx, next.Sub(now)); err != nil {
+			return nil
+		}
+		e.runOnce(ctx)
+	}
+}
+
+// runOnce imports what the source has now and reports the outcome.
+func (e *entry) runOnce(ctx context.Context) {
+	e.report(ctx, StateImporting)
+	var err error
+	if e.spec.url != nil {
+		err = e.importURL(ctx)
+	} else {
+		err = e.importFiles(ctx)
+	}
+	if ctx.Err() != nil {
+		return
+	}
+	if err != nil {
+		e.log.WithError(err).Error("csv: import failed")
+		e.lastError = err.Error()
+		e.report(ctx, StateError)
+		return
+	}
+	e.lastSuccess, e.lastError = e.env.Now(), ""
+	e.report(ctx, StateWaiting)
+}
+
+// importFiles imports every complete file of the glob and archives it. A file that failed for a passing
+// reason (store down, read error) stays for the next run; one that can never be imported as it is (no
+// title column, say) is archived with its failed run so that it does not fail every run.
+func (e *entry) importFiles(ctx context.Context) error {
+	ready, busy, err := readyFiles(ctx, e.spec.Path, e.settle, e.wait)
+	if err != nil {
+		return err
+	}
+	for _, f := range busy {
+		e.log.WithField("file", f).Info("csv: file is still being written; left for the next run")
+	}
+	var errs []error
+	for _, f := range ready {
+		if ctx.Err() != nil {
+			break
+		}
+		target := archivePath(e.spec.ArchiveDir, f, e.env.Now())
+		_, err := ImportFile(ctx, e.env.Service, e.spec.ws, f, e.options(filepath.Join(e.spec.ArchiveDir, ErrorsFileName(target))))
+		var fe *FormatError
+		if err != nil {
+			errs = append(errs, err)
+			if !errors.As(err, &fe) {
+				continue
+			}
+		}
+		if err := moveFile(f, target); err != nil {
+			errs = append(errs, fmt.Errorf("archive %s: %w", f, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// importURL fetches the URL and imports the body as it arrives. Each run's errors file carries the run's
+// time in its name, since the URL's file name is the same every time.
+func (e *entry) importURL(ctx context.Context) error {
+	label := urlLabel(e.spec.url)
+	name := urlFileName(e.spec.url, e.spec.Name)
+	stem := strings.TrimSuffix(name, filepath.Ext(name))
+	errorsFile := filepath.Join(e.spec.ArchiveDir, ErrorsFileName(stem+"-"+e.env.Now().UTC().Format("20060102T150405Z")+".csv"))
+	opts := e.options(errorsFile)
+	headers, err := e.spec.resolveHeaders()
+	if err != nil {
+		_, err = failedRun(ctx, e.env.Service, e.spec.ws, label, opts, err)
+		return err
+	}
+	body, err := fetch(ctx, e.client, e.spec.url, headers, e.spec.Timeout, e.spec.MaxBytes)
+	if err != nil {
+		_, err = failedRun(ctx, e.env.Service, e.spec.ws, label, opts, err)
+		return err
+	}
+	defer body.Close()
+	_, err = Import(ctx, e.env.Service, e.spec.ws, body, label, opts)
+	return err
+}
+
+func (e *entry) options(errorsFile string) Options {
+	var last time.Time
+	return Options{
+		Connector:  e.spec.Name,
+		RecordType: e.spec.recordType,
+		Mapping:    e.spec.Mapping,
+		ErrorsFile: errorsFile,
+		Log:        e.log,
+		Progress: func(r core.ImportRun) {
+			now := e.env.Now()
+			if r.Status != core.ImportRunning || now.Sub(last) < logEvery {
+				return
+			}
+			if last.IsZero() {
+				last = now // the first batch is not worth a line
+				return
+			}
+			last = now
+			rate := float64(r.Rows) / now.Sub(r.StartedAt).Seconds()
+			e.log.WithFields(logrus.Fields{"file": r.File, "rows": r.Rows, "created": r.Created, "duplicates": r.Duplicates,
+				"failed": r.Failed, "rows_per_second": int(rate)}).Info("csv: importing")
+		},
+	}
+}
+
+// closeInterrupted marks as failed the runs of this entry that a stopped process left "running". It runs
+// under the entry's lease, so no other replica is importing for the entry.
+func (e *entry) closeInterrupted(ctx context.Context) {
+	runs, err := e.env.Service.ImportRuns(ctx, e.spec.ws)
+	if err != nil {
+		e.log.WithError(err).Warn("csv: list import runs")
+		return
+	}
+	for _, r := range runs {
+		if r.Connector != e.spec.Name || r.Status != core.ImportRunning {
+			continue
+		}
+		r.Status, r.Error = core.ImportFailed, "interrupted: the process stopped during the import"
+		if err := e.env.Service.FinishImport(ctx, r); err != nil {
+			e.log.WithError(err).Warn("csv: close interrupted run")
+		}
+	}
+}
+
+func (e *entry) report(ctx context.Context, state string) {
+	st := core.ConnectorStatus{Workspace: e.spec.ws, Name: e.spec.Name, Kind: "csv", State: state,
+		LastSuccessAt: e.lastSuccess, LastError: e.lastError}
+	if err := e.env.Service.ReportConnector(ctx, st); err != nil && ctx.Err() == nil {
+		e.log.WithError(err).Warn("csv: report connector status")
+	}
+}

@@ -1,0 +1,189 @@
+package csvimport
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"path"
+	"syscall"
+	"time"
+)
+
+// blockedPrefixes are the non-public ranges that netip's predicates do not already cover.
+var blockedPrefixes = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),      // "this network"
+	netip.MustParsePrefix("100.64.0.0/10"),  // carrier-grade NAT, often cloud-internal
+	netip.MustParsePrefix("192.0.0.0/24"),   // IETF protocol assignments
+	netip.MustParsePrefix("198.18.0.0/15"),  // benchmarking
+	netip.MustParsePrefix("240.0.0.0/4"),    // reserved, and broadcast
+	netip.MustParsePrefix("64:ff9b::/96"),   // NAT64: may embed a private IPv4 address
+	netip.MustParsePrefix("64:ff9b:1::/48"), // local-use NAT64
+	netip.MustParsePrefix("2002::/16"),      // 6to4: embeds an IPv4 address
+	netip.MustParsePrefix("fec0::/10"),      // deprecated site-local
+}
+
+// publicAddr reports whether ip is a public unicast address.
+func publicAddr(ip netip.Addr) bool {
+	ip = ip.Unmap()
+	if !ip.IsValid() || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
+		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() {
+		return false
+	}
+	for _, p := range blockedPrefixes {
+		if p.Contains(ip) {
+			return false
+		}
+	}
+	return true
+}
+
+// refusePrivate runs on every connection the client dials, after name resolution. Checking the address
+// actually dialled, rather than the URL's host name, also covers a name that resolves publicly when
+// validated and privately when used (DNS rebinding), and every redirect.
+func refusePrivate(_, address string, _ syscall.RawConn) error {
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		return err
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return fmt.Errorf("refusing to connect to %q: not an IP address", host)
+	}
+	if !publicAddr(ip) {
+		return fmt.Errorf("refusing to connect to %s: a loopback, private or reserved address (allow_private: true permits it)", ip.Unmap())
+	}
+	return nil
+}
+
+// newHTTPClient builds the client for URL sources: no proxy from the environment (a proxy would be the
+// only host dialled and so escape the address check), bounded connection and header phases, and
+// redirects only to https on the same host so that request headers holding secrets go nowhere else.
+func newHTTPClient(allowPrivate bool, tlsConf *tls.Config) *http.Client {
+	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	if !allowPrivate {
+		d.Control = refusePrivate
+	}
+	tr := &http.Transport{
+		Proxy:                 nil,
+		DialContext:           d.DialContext,
+		TLSClientConfig:       tlsConf,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ResponseHeaderTimeout: 60 * time.Second,
+		IdleConnTimeout:       30 * time.Second,
+		MaxIdleConns:          2,
+		ForceAttemptHTTP2:     true,
+	}
+	return &http.Client{Transport: tr, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		switch {
+		case len(via) >= 5:
+			return errors.New("more than 5 redirects")
+		case req.URL.Scheme != "https":
+			return errors.New("redirect away from https refused")
+		case req.URL.Host != via[0].URL.Host:
+			return fmt.Errorf("redirect to another host (%s) refused", req.URL.Hostname())
+		}
+		return nil
+	}}
+}
+
+// urlLabel shows a URL without credentials or query, which may carry tokens: for runs, logs and errors.
+func urlLabel(u *url.URL) string {
+	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
+}
+
+// urlFileName names the file behind a URL ("export.csv"), or falls back to the entry's name.
+func urlFileName(u *url.URL, fallback string) string {
+	if b := path.Base(u.Path); b != "" && b != "/" && b != "." {
+		return b
+	}
+	return fallback + ".csv"
+}
+
+var errIdle = errors.New("no data received within the timeout")
+
+// fetch starts a GET and returns the body, capped at maxBytes and cancelled when idle for longer than
+// idle. The caller closes it.
+func fetch(ctx context.Context, client *http.Client, u *url.URL, headers map[string]string, idle time.Duration, maxBytes int64) (io.ReadCloser, error) {
+	label := urlLabel(u)
+	ctx, cancel := context.WithCancelCause(ctx)
+	timer := time.AfterFunc(idle, func() { cancel(errIdle) })
+	fail := func(err error) (io.ReadCloser, error) {
+		timer.Stop()
+		cancel(nil)
+		return nil, fmt.Errorf("fetch %s: %w", label, err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return fail(errors.New("bad request"))
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		var uerr *url.Error
+		if errors.As(err, &uerr) { // its text repeats the URL, query and all
+			err = uerr.Err
+		}
+		if c := context.Cause(ctx); c == errIdle {
+			err = c
+		}
+		return fail(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		return fail(fmt.Errorf("server answered %s", resp.Status))
+	}
+	if resp.ContentLength > maxBytes {
+		resp.Body.Close()
+		return fail(fmt.Errorf("response of %d bytes is over max_bytes (%d)", resp.ContentLength, maxBytes))
+	}
+	return &body{rc: resp.Body, ctx: ctx, cancel: cancel, timer: timer, idle: idle, left: maxBytes, max: maxBytes, label: label}, nil
+}
+
+// body is a response body that enforces the size cap and the idle timeout while it is read.
+type body struct {
+	rc     io.ReadCloser
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	timer  *time.Timer
+	idle   time.Duration
+	left   int64
+	max    int64
+	label  string
+}
+
+func (b *body) Read(p []byte) (int, error) {
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
+	}
+	n, err := b.rc.Read(p)
+	if n > 0 {
+		b.timer.Reset(b.idle)
+	}
+	b.left -= int64(n)
+	if b.left < 0 {
+		return 0, fmt.Errorf("fetch %s: response is over max_bytes (%d)", b.label, b.max)
+	}
+	if err != nil && context.Cause(b.ctx) == errIdle {
+		// Checked on io.EOF too: a cancelled stream may end as if the server had finished it.
+		return n, fmt.Errorf("fetch %s: %w", b.label, errIdle)
+	}
+	if err != nil && err != io.EOF {
+		return n, fmt.Errorf("fetch %s: %w", b.label, err)
+	}
+	return n, err
+}
+
+func (b *body) Close() error {
+	b.timer.Stop()
+	err := b.rc.Close()
+	b.cancel(nil)
+	return err
+}

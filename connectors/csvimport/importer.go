@@ -1,0 +1,115 @@
+package csvimport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/feedbridge/feedbridge/core"
+)
+
+// Options steer one import.
+type Options struct {
+	// Connector names the run ("cli" for the command line) and scopes external-id duplicates: a row
+	// with external id X is imported once per connector name.
+	Connector  string
+	RecordType core.RecordType               // Feedback when empty
+	Mapping    map[string]string             // field → header; see ParseMapping
+	DryRun     bool                          // read and check every row, write nothing: no record, no run, no errors file
+	ErrorsFile string                        // where bad rows go; ImportFile defaults it to <input>.errors.csv beside the input
+	BatchSize  int                           // rows per store transaction; 0: DefaultBatchSize
+	Progress   func(core.ImportRun)          // called after every batch and once at the end; must not block
+	BadRow     func(line int, reason string) // called for every row that is not imported
+	Log        *logrus.Entry                 // nil: no log lines
+}
+
+// DefaultBatchSize is the number of rows written per transaction: large enough that the per-transaction
+// cost vanishes, small enough that a crash repeats little and other writers are not held up for long.
+const DefaultBatchSize = 1000
+
+// ConnectorCLI is the connector name of runs started from the command line.
+const ConnectorCLI = "cli"
+
+// progressEvery is how often a running import saves its counters for GET /api/imports.
+const progressEvery = 2 * time.Second
+
+// FormatError is a file that cannot be imported at all (no header, no title column, a mapping naming a
+// missing column). Trying again will not help; the file has to change.
+type FormatError struct{ Err error }
+
+func (e *FormatError) Error() string { return e.Err.Error() }
+func (e *FormatError) Unwrap() error { return e.Err }
+
+// ImportFile imports one local CSV file as the command line does: the errors file goes beside the input
+// unless opts.ErrorsFile says otherwise. The returned run is the stored run object (not stored on a dry
+// run). A run with bad rows is a success; the error return means the file could not be read or stored.
+func ImportFile(ctx context.Context, svc *core.Service, ws core.ID, path string, opts Options) (core.ImportRun, error) {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	if opts.Connector == "" {
+		opts.Connector = ConnectorCLI
+	}
+	if opts.ErrorsFile == "" {
+		opts.ErrorsFile = filepath.Join(filepath.Dir(path), ErrorsFileName(path))
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return failedRun(ctx, svc, ws, path, opts, err)
+	}
+	defer f.Close()
+	return Import(ctx, svc, ws, f, path, opts)
+}
+
+// failedRun records a run that could not even open its input.
+func failedRun(ctx context.Context, svc *core.Service, ws core.ID, name string, opts Options, cause error) (core.ImportRun, error) {
+	run := core.ImportRun{Workspace: ws, Connector: opts.Connector, File: name, Status: core.ImportFailed, Error: cause.Error()}
+	if !opts.DryRun {
+		started, err := svc.StartImport(ctx, ws, opts.Connector, name)
+		if err != nil {
+			return run, errors.Join(cause, err)
+		}
+		started.Status, started.Error = core.ImportFailed, cause.Error()
+		if err := svc.FinishImport(ctx, started); err != nil {
+			return started, errors.Join(cause, err)
+		}
+		run = started
+	}
+	return run, cause
+}
+
+// Import reads CSV from r and writes its rows as records; name is the run's file label. Bad rows go to
+// opts.ErrorsFile when set.
+func Import(ctx context.Context, svc *core.Service, ws core.ID, r io.Reader, name string, opts Options) (core.ImportRun, error) {
+	if opts.Connector == "" {
+		opts.Connector = ConnectorCLI
+	}
+	if opts.RecordType == "" {
+		opts.RecordType = core.RecordFeedback
+	}
+	if opts.BatchSize <= 0 {
+		opts.BatchSize = DefaultBatchSize
+	}
+	t, ok := core.ParseRecordType(string(opts.RecordType))
+	if !ok {
+		return core.ImportRun{}, fmt.Errorf("record type %q: must be Idea, Feedback, Feature or Objective", opts.RecordType)
+	}
+	opts.RecordType = t
+	im := &importer{svc: svc, ws: ws, opts: opts, now: svc.Now}
+	im.run = core.ImportRun{Workspace: ws, Connector: opts.Connector, File: name, Status: core.ImportRunning, StartedAt: svc.Now()}
+	if !opts.DryRun {
+		run, err := svc.StartImport(ctx, ws, opts.Connector, name)
+		if err != nil {
+			return im.run, fmt.Errorf("start import run: %w", err)
+		}
+		im.run = run
+	}
+	err := im.importAll(ctx, r)
+	return im.finish(ctx, err)
+}

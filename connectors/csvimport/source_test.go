@@ -1,0 +1,204 @@
+package csvimport
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/feedbridge/feedbridge/connectors"
+	"github.com/feedbridge/feedbridge/core"
+)
+
+// entry builds one validated entry on the env's service; change adjusts the config first.
+func (e *testEnv) entry(t testing.TB, change func(c *Config)) *entry {
+	t.Helper()
+	c := Config{Name: "crm", Workspace: string(e.ws), Schedule: "@every 1s",
+		Path: filepath.Join(e.dir, "in", "*.csv"), ArchiveDir: filepath.Join(e.dir, "done")}
+	if change != nil {
+		change(&c)
+	}
+	spec, err := parseConfig(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	en := newEntry(spec, e.connEnv("replica-a"), nil)
+	en.settle = 0
+	return en
+}
+
+func (e *testEnv) connEnv(holder string) connectors.Env {
+	return connectors.Env{Service: e.svc, Log: e.log, Leases: e.store, Holder: holder, Now: time.Now}
+}
+
+func listDir(t testing.TB, dir string) []string {
+	t.Helper()
+	des, err := os.ReadDir(dir)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, d := range des {
+		out = append(out, d.Name())
+	}
+	return out
+}
+
+func TestLocalSource(t *testing.T) {
+	e := newTestEnv(t)
+	ctx := context.Background()
+	en := e.entry(t, nil)
+	e.write(t, "in/a.csv", "title,body\nOne,x\nTwo,y\n")
+	e.write(t, "in/b.csv", "title,created\nGood,2024-01-01\nBad,someday\n")
+	e.write(t, "in/old.errors.csv", "title,error\nx,y\n")
+	e.write(t, "in/notes.txt", "not matched by the glob")
+	en.runOnce(ctx)
+
+	done := filepath.Join(e.dir, "done")
+	if got, want := listDir(t, done), []string{"a.csv", "b.csv", "b.errors.csv"}; !slices.Equal(got, want) {
+		t.Errorf("archive holds %q, want %q", got, want)
+	}
+	if got, want := listDir(t, filepath.Join(e.dir, "in")), []string{"notes.txt", "old.errors.csv"}; !slices.Equal(got, want) {
+		t.Errorf("input folder holds %q, want %q", got, want)
+	}
+	errs, _ := os.ReadFile(filepath.Join(done, "b.errors.csv"))
+	if !strings.Contains(string(errs), "Bad,someday,") {
+		t.Errorf("errors file %q", errs)
+	}
+	runs, err := e.svc.ImportRuns(ctx, e.ws)
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("runs %+v (%v)", runs, err)
+	}
+	for _, r := range runs {
+		if r.Connector != "crm" || r.Status != core.ImportSucceeded {
+			t.Errorf("run %+v", r)
+		}
+	}
+
+	// The same export dropped again: archived under a new name, nothing new created.
+	e.write(t, "in/a.csv", "title,body\nOne,x\nTwo,y\n")
+	en.runOnce(ctx)
+	if n := len(listDir(t, done)); n != 4 {
+		t.Errorf("archive holds %q after the second drop", listDir(t, done))
+	}
+	runs, _ = e.svc.ImportRuns(ctx, e.ws)
+	if r := runs[0]; r.Created != 0 || r.Duplicates != 2 {
+		t.Errorf("re-import run %+v", r)
+	}
+	if n := len(e.records(t, core.RecordFeedback)); n != 3 {
+		t.Errorf("%d records, want 3", n)
+	}
+	st := e.status(t, "crm")
+	if st.State != StateWaiting || st.LastError != "" || st.LastSuccessAt.IsZero() {
+		t.Errorf("connector status %+v", st)
+	}
+}
+
+func (e *testEnv) status(t testing.TB, name string) core.ConnectorStatus {
+	t.Helper()
+	sts, err := e.svc.Connectors(context.Background(), e.ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sts {
+		if s.Name == name {
+			return s
+		}
+	}
+	t.Fatalf("no status for %s in %+v", name, sts)
+	return core.ConnectorStatus{}
+}
+
+func TestLocalSourceLeavesGrowingFiles(t *testing.T) {
+	e := newTestEnv(t)
+	en := e.entry(t, nil)
+	growing := e.write(t, "in/growing.csv", "title\nFirst\n")
+	e.write(t, "in/complete.csv", "title\nDone\n")
+	en.wait = func(ctx context.Context, d time.Duration) error {
+		// A copy still in progress: the file grows while the entry waits.
+		f, err := os.OpenFile(growing, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = f.WriteString("Second\n")
+		return err
+	}
+	en.runOnce(context.Background())
+	if got := listDir(t, filepath.Join(e.dir, "in")); !slices.Equal(got, []string{"growing.csv"}) {
+		t.Errorf("input folder holds %q, want the growing file only", got)
+	}
+	if got := listDir(t, filepath.Join(e.dir, "done")); !slices.Equal(got, []string{"complete.csv"}) {
+		t.Errorf("archive holds %q", got)
+	}
+	en.wait = func(context.Context, time.Duration) error { return nil } // the copy has finished
+	en.runOnce(context.Background())
+	if n := len(e.records(t, core.RecordFeedback)); n != 3 {
+		t.Errorf("%d records, want 3", n)
+	}
+}
+
+// A file that can never be imported as it is gets archived with a failed run, and the entry reports it.
+func TestLocalSourceUnreadableFile(t *testing.T) {
+	e := newTestEnv(t)
+	en := e.entry(t, nil)
+	e.write(t, "in/x.csv", "body\nno title column\n")
+	en.runOnce(context.Background())
+	if got := listDir(t, filepath.Join(e.dir, "done")); !slices.Equal(got, []string{"x.csv"}) {
+		t.Errorf("archive holds %q", got)
+	}
+	runs, _ := e.svc.ImportRuns(context.Background(), e.ws)
+	if len(runs) != 1 || runs[0].Status != core.ImportFailed || !strings.Contains(runs[0].Error, "no title column") {
+		t.Errorf("runs %+v", runs)
+	}
+	if st := e.status(t, "crm"); st.State != StateError || !strings.Contains(st.LastError, "no title column") {
+		t.Errorf("status %+v", st)
+	}
+}
+
+// Runs that a killed process left "running" are closed when the entry starts.
+func TestEntryClosesInterruptedRuns(t *testing.T) {
+	e := newTestEnv(t)
+	ctx := context.Background()
+	mine, _ := e.svc.StartImport(ctx, e.ws, "crm", "/in/a.csv")
+	other, _ := e.svc.StartImport(ctx, e.ws, "other", "/in/b.csv")
+	en := e.entry(t, nil)
+	en.wait = func(context.Context, time.Duration) error { return context.Canceled } // stop before the first tick
+	if err := en.loop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := e.svc.ImportRun(ctx, e.ws, mine.ID)
+	if got.Status != core.ImportFailed || !strings.HasPrefix(got.Error, "interrupted") {
+		t.Errorf("own interrupted run %+v", got)
+	}
+	if got, _ := e.svc.ImportRun(ctx, e.ws, other.ID); got.Status != core.ImportRunning {
+		t.Errorf("another entry's run was touched: %+v", got)
+	}
+}
+
+// The schedule fires on its own: a file dropped in the folder is imported within a couple of ticks.
+func TestScheduledImport(t *testing.T) {
+	e := newTestEnv(t)
+	built, err := Build([]map[string]any{{"name": "crm", "workspace": string(e.ws), "schedule": "@every 1s",
+		"path": filepath.Join(e.dir, "in", "*.csv"), "archive_dir": filepath.Join(e.dir, "done")}}, e.connEnv("replica-a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	built.(*set).entries[0].settle = 0
+	e.write(t, "in/a.csv", "title\nScheduled\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() { _ = built.Run(ctx); close(stopped) }()
+	deadline := time.Now().Add(15 * time.Second)
+	for len(listDir(t, filepath.Join(e.dir, "done"))) == 0 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	cancel()
+	<-stopped
+	if n := len(e.records(t, core.RecordFeedback)); n != 1 {
+		t.Fatalf("%d records after the schedule fired, want 1", n)
+	}
+}
