@@ -35,7 +35,7 @@ func TestRollup(t *testing.T) {
 				row("r1", "Acme", KindProblem, -0.5, 1, "csv export", "large file"),
 				row("r1", "Acme", KindRequest, 0, 2, "csv export"), // same record twice: count 2, records 1
 				row("r2", "Globex", KindProblem, -0.25, 5, "csv export"),
-				row("r3", "", KindPraise, 0.6, 3, "csv export"), // no company
+				row("r3", "", KindPraise, 0.6, 3, "csv export"),                     // no company
 				row("r4", "Globex", KindProblem, -1, 4, "large file", "large file"), // repeated theme counts once
 			},
 			nil, 0,

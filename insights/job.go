@@ -1,0 +1,117 @@
+package insights
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/feedbridge/feedbridge/core"
+)
+
+// storeTimeout bounds the store calls that record a job's outcome; they run detached from the pool's
+// context so that a result reached during shutdown is still written.
+const storeTimeout = 10 * time.Second
+
+// maxErrorText bounds the error kept with a failed job.
+const maxErrorText = 1000
+
+// process runs one claimed job to its end: done with insights, requeued with backoff, kept as failed after
+// its last attempt, or released untouched when the pool is stopping.
+func (p *Pool) process(ctx context.Context, job core.InsightJob) {
+	start := p.cfg.Now()
+	log := p.log.WithFields(logrus.Fields{"job": job.ID, "workspace": job.Workspace, "record": job.RecordID,
+		"attempt": job.Attempts})
+	// Finish well inside the lease: once it runs out another worker may claim the job.
+	jctx, cancel := context.WithTimeout(ctx, p.cfg.Lease*4/5)
+	defer cancel()
+	ins, err := p.extract(jctx, job)
+	bg, cancelBG := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
+	defer cancelBG()
+	switch {
+	case err != nil && ctx.Err() != nil:
+		if rerr := p.store.ReleaseInsightJob(bg, job, p.cfg.Holder); rerr != nil {
+			log.WithError(rerr).Warn("insights: release job at shutdown (its lease will expire)")
+		}
+	case err != nil:
+		p.fail(bg, log, job, err)
+	default:
+		if cerr := p.store.CompleteInsightJob(bg, job, p.cfg.Holder, ins); cerr != nil {
+			// Most likely the lease ran out and another worker holds the job now; it will store its own result.
+			log.WithError(cerr).Warn("insights: complete job")
+			p.metrics.failures.WithLabelValues(p.ex.Name(), "false").Inc()
+			return
+		}
+		done := p.cfg.Now()
+		p.metrics.duration.WithLabelValues(p.ex.Name()).Observe(done.Sub(start).Seconds())
+		p.metrics.lag.Observe(done.Sub(job.CreatedAt).Seconds())
+		p.metrics.completed.WithLabelValues(p.ex.Name()).Inc()
+		log.WithField("insights", len(ins)).Debug("insights: job done")
+	}
+}
+
+// extract reads the record and its workspace's tags and runs the extractor. A record that no longer
+// exists has nothing to extract: no insights, no error.
+func (p *Pool) extract(ctx context.Context, job core.InsightJob) ([]core.Insight, error) {
+	rec, err := p.store.Record(ctx, job.Workspace, job.RecordID)
+	if errors.Is(err, core.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read record: %w", err)
+	}
+	tags, err := p.store.Lookups(ctx, job.Workspace, core.LookupTag)
+	if err != nil {
+		return nil, fmt.Errorf("read tags: %w", err)
+	}
+	labels := make([]string, len(tags))
+	for i, t := range tags {
+		labels[i] = t.Label
+	}
+	got, err := p.ex.Extract(ctx, Input{Title: rec.Title, Text: rec.Description, Tags: labels})
+	if err != nil {
+		return nil, fmt.Errorf("%s extractor: %w", p.ex.Name(), err)
+	}
+	now := p.cfg.Now().UTC().Truncate(time.Millisecond)
+	out := make([]core.Insight, len(got))
+	for i, in := range got {
+		out[i] = core.Insight{
+			ID: core.NewIDAt(now), Workspace: job.Workspace, RecordID: job.RecordID, Kind: in.Kind,
+			Summary: in.Summary, Quote: in.Quote, Sentiment: in.Sentiment, SentimentScore: in.Score,
+			Themes: in.Themes, Tags: in.Tags, Extractor: p.ex.Name(), CreatedAt: now,
+		}
+	}
+	return out, nil
+}
+
+// fail records a failed attempt: requeued after a backoff, or kept as failed when it was the last one.
+func (p *Pool) fail(ctx context.Context, log *logrus.Entry, job core.InsightJob, err error) {
+	// The store queues every job with the default attempt count; the configured one decides.
+	maxAttempts := p.cfg.MaxAttempts
+	if maxAttempts <= 0 {
+		maxAttempts = max(job.MaxAttempts, 1)
+	}
+	final := job.Attempts >= maxAttempts
+	var retryAfter time.Duration
+	var temp *TemporaryError
+	if errors.As(err, &temp) {
+		retryAfter = temp.RetryAfter
+	}
+	retryAt := p.cfg.Now().Add(p.backoffFor(job.Attempts, retryAfter))
+	msg := err.Error()
+	if len(msg) > maxErrorText {
+		msg = truncate(msg, maxErrorText)
+	}
+	p.metrics.failures.WithLabelValues(p.ex.Name(), fmt.Sprint(final)).Inc()
+	if ferr := p.store.FailInsightJob(ctx, job, p.cfg.Holder, msg, retryAt, final); ferr != nil {
+		log.WithError(ferr).Warn("insights: record failed attempt (the lease will expire and the job rerun)")
+		return
+	}
+	if final {
+		log.WithError(err).Error("insights: job failed for good; kept for `feedbridge insights retry`")
+		return
+	}
+	log.WithError(err).WithField("retry_at", retryAt.UTC().Format(time.RFC3339)).Warn("insights: job failed, will retry")
+}

@@ -1,0 +1,210 @@
+package insights
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	mrand "math/rand/v2"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/sirupsen/logrus"
+
+	"github.com/feedbridge/feedbridge/core"
+)
+
+// PoolConfig tunes the worker pool; zero values are sensible defaults.
+type PoolConfig struct {
+	Workers      int           // concurrent jobs (insights.workers); ≤ 0 means 1
+	Lease        time.Duration // how long a claim holds a job (default 5m); extraction is cut off before it ends
+	PollInterval time.Duration // how often an idle pool looks for due jobs (default 1s)
+	MaxAttempts  int           // attempts before a job is kept as failed (Service.JobAttempts); ≤ 0: the job's own
+	BaseBackoff  time.Duration // wait before the first retry (default 10s), doubling per attempt
+	MaxBackoff   time.Duration // longest wait between attempts (default 1h)
+	Holder       string        // lease holder id; default host-pid-random, unique per pool
+	Log          *logrus.Entry
+	Metrics      prometheus.Registerer // nil: metrics are kept but not registered
+	Now          func() time.Time
+}
+
+// Pool drains the store's insight queue with N workers: it claims due jobs with a lease (also jobs whose
+// holder died and let the lease run out), runs the extractor, stores the insights, and on failure requeues
+// the job with exponential backoff or, after the last attempt, keeps it as failed.
+type Pool struct {
+	store   core.Store
+	ex      Extractor
+	cfg     PoolConfig
+	log     *logrus.Entry
+	metrics *poolMetrics
+	wake    chan struct{}
+}
+
+// NewPool wires a pool to its store and extractor. It fails only when its metrics cannot be registered.
+func NewPool(store core.Store, ex Extractor, cfg PoolConfig) (*Pool, error) {
+	if store == nil || ex == nil {
+		return nil, errors.New("insights: pool needs a store and an extractor")
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = 1
+	}
+	if cfg.Lease <= 0 {
+		cfg.Lease = 5 * time.Minute
+	}
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = time.Second
+	}
+	if cfg.BaseBackoff <= 0 {
+		cfg.BaseBackoff = 10 * time.Second
+	}
+	if cfg.MaxBackoff <= 0 {
+		cfg.MaxBackoff = time.Hour
+	}
+	if cfg.Holder == "" {
+		cfg.Holder = defaultHolder()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	log := cfg.Log
+	if log == nil {
+		l := logrus.New()
+		l.Out = discard{}
+		log = logrus.NewEntry(l)
+	}
+	m, err := newPoolMetrics(cfg.Metrics)
+	if err != nil {
+		return nil, err
+	}
+	return &Pool{store: store, ex: ex, cfg: cfg, log: log.WithField("component", "insights"), metrics: m,
+		wake: make(chan struct{}, 1)}, nil
+}
+
+// Wake makes an idle pool look for jobs now rather than at its next poll. It never blocks.
+func (p *Pool) Wake() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// RecordCreated lets the pool serve as the service's core.Observer, so a new feedback is picked up at once.
+func (p *Pool) RecordCreated(_ string, t core.RecordType) {
+	if t == core.RecordFeedback {
+		p.Wake()
+	}
+}
+
+// Run works the queue until ctx ends. Then it stops claiming, cancels running extractions and gives their
+// jobs back to the queue untouched, and returns nil once every worker has stopped.
+func (p *Pool) Run(ctx context.Context) error {
+	jobs := make(chan core.InsightJob)
+	free := make(chan struct{}, p.cfg.Workers) // one token per idle worker
+	var wg sync.WaitGroup
+	for i := 0; i < p.cfg.Workers; i++ {
+		free <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for job := range jobs {
+				p.process(ctx, job)
+				free <- struct{}{}
+			}
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		p.watchDepth(ctx)
+	}()
+	p.dispatch(ctx, jobs, free)
+	close(jobs)
+	wg.Wait()
+	return nil
+}
+
+// dispatch claims as many due jobs as there are idle workers and hands them out; when nothing is due it
+// waits for the next poll or a wake-up.
+func (p *Pool) dispatch(ctx context.Context, jobs chan<- core.InsightJob, free chan struct{}) {
+	tick := time.NewTicker(p.cfg.PollInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-free:
+		}
+		idle := 1
+		for len(free) > 0 {
+			<-free
+			idle++
+		}
+		got, err := p.store.ClaimInsightJobs(ctx, p.cfg.Holder, idle, p.cfg.Lease)
+		if err != nil && ctx.Err() == nil {
+			p.log.WithError(err).Warn("insights: claim jobs")
+		}
+		for _, job := range got {
+			jobs <- job // each claimed job has an idle worker waiting for it
+		}
+		for i := len(got); i < idle; i++ {
+			free <- struct{}{}
+		}
+		if len(got) > 0 {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		case <-p.wake:
+		}
+	}
+}
+
+// watchDepth refreshes the queue-depth gauge; it counts every replica's jobs, as the queue is shared.
+func (p *Pool) watchDepth(ctx context.Context) {
+	t := time.NewTicker(5 * time.Second)
+	defer t.Stop()
+	for {
+		p.updateDepth(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (p *Pool) updateDepth(ctx context.Context) {
+	n, err := p.store.InsightQueueDepth(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			p.log.WithError(err).Warn("insights: queue depth")
+		}
+		return
+	}
+	p.metrics.depth.Set(float64(n))
+}
+
+// backoffFor is the wait after a failed attempt (1-based): BaseBackoff doubled per attempt, capped, with
+// ±20% jitter, and never shorter than the Retry-After the endpoint asked for.
+func (p *Pool) backoffFor(attempt int, retryAfter time.Duration) time.Duration {
+	d := float64(p.cfg.BaseBackoff) * math.Pow(2, float64(max(attempt-1, 0)))
+	d = math.Min(d, float64(p.cfg.MaxBackoff)) * (0.8 + 0.4*mrand.Float64())
+	return max(time.Duration(d), retryAfter)
+}
+
+func defaultHolder() string {
+	host, _ := os.Hostname()
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b[:]))
+}
+
+type discard struct{}
+
+func (discard) Write(b []byte) (int, error) { return len(b), nil }
