@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/feedbridge/feedbridge/core"
+	"github.com/feedbridge/feedbridge/store/postgres/pgtest"
 	"github.com/feedbridge/feedbridge/store/sqlite"
 )
 
@@ -25,14 +27,32 @@ type queueEnv struct {
 	ws  core.ID
 }
 
-func newQueueEnv(t *testing.T, attempts int, obs core.Observer) *queueEnv {
-	t.Helper()
+// opener gives a test a fresh, real store.
+type opener func(t *testing.T) core.Store
+
+func openSQLite(t *testing.T) core.Store {
 	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "fb.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	return newQueueEnvOn(t, st, attempts, obs)
+	return st
+}
+
+// onEachStore runs fn on SQLite, and on PostgreSQL when FEEDBRIDGE_TEST_POSTGRES_URL names a server.
+func onEachStore(t *testing.T, fn func(t *testing.T, open opener)) {
+	t.Run("sqlite", func(t *testing.T) { fn(t, openSQLite) })
+	t.Run("postgres", func(t *testing.T) {
+		if os.Getenv(pgtest.EnvURL) == "" {
+			t.Skip(pgtest.EnvURL + " is not set: the queue ran on SQLite only")
+		}
+		fn(t, func(t *testing.T) core.Store { return pgtest.Open(t) })
+	})
+}
+
+func newQueueEnv(t *testing.T, open opener, attempts int, obs core.Observer) *queueEnv {
+	t.Helper()
+	return newQueueEnvOn(t, open(t), attempts, obs)
 }
 
 func newQueueEnvOn(t *testing.T, st core.Store, attempts int, obs core.Observer) *queueEnv {
@@ -112,50 +132,52 @@ func fastConfig(reg prometheus.Registerer) PoolConfig {
 }
 
 func TestPoolDrainsQueue(t *testing.T) {
-	e := newQueueEnv(t, 0, nil)
-	if _, err := e.st.PutLookups(e.ctx, e.ws, core.LookupTag, []string{"Mobile App", "Billing"}); err != nil {
-		t.Fatal(err)
-	}
-	var recs []core.ID
-	for i := 0; i < 24; i++ {
-		recs = append(recs, e.feedback(fmt.Sprintf("feedback %d", i), sampleFeedbacks[i%len(sampleFeedbacks)]))
-	}
-	noDesc := e.feedback("title only", "")
-	if got := e.depth(); got != len(recs) {
-		t.Fatalf("queue depth %d, want %d (a feedback without description is not queued)", got, len(recs))
-	}
-	reg := prometheus.NewRegistry()
-	p, err := NewPool(e.st, NewBuiltin(0), fastConfig(reg))
-	if err != nil {
-		t.Fatal(err)
-	}
-	stop := start(t, p)
-	waitFor(t, "an empty queue", func() bool { return e.depth() == 0 })
-	stop()
-
-	for i, rec := range recs {
-		ins := e.insights(rec)
-		want, _ := NewBuiltin(0).Extract(e.ctx, Input{Text: sampleFeedbacks[i%len(sampleFeedbacks)], Tags: []string{"Mobile App", "Billing"}})
-		if len(ins) != len(want) || len(ins) == 0 {
-			t.Fatalf("record %d: %d insights stored, want %d", i, len(ins), len(want))
+	onEachStore(t, func(t *testing.T, open opener) {
+		e := newQueueEnv(t, open, 0, nil)
+		if _, err := e.st.PutLookups(e.ctx, e.ws, core.LookupTag, []string{"Mobile App", "Billing"}); err != nil {
+			t.Fatal(err)
 		}
-		for k, in := range ins {
-			if in.Extractor != "builtin" || in.Kind != want[k].Kind || in.Quote != want[k].Quote || in.RecordID != rec ||
-				in.Workspace != e.ws || !core.ValidID(string(in.ID)) || in.CreatedAt.IsZero() {
-				t.Errorf("record %d insight %d = %+v, want %+v", i, k, in, want[k])
+		var recs []core.ID
+		for i := 0; i < 24; i++ {
+			recs = append(recs, e.feedback(fmt.Sprintf("feedback %d", i), sampleFeedbacks[i%len(sampleFeedbacks)]))
+		}
+		noDesc := e.feedback("title only", "")
+		if got := e.depth(); got != len(recs) {
+			t.Fatalf("queue depth %d, want %d (a feedback without description is not queued)", got, len(recs))
+		}
+		reg := prometheus.NewRegistry()
+		p, err := NewPool(e.st, NewBuiltin(0), fastConfig(reg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		stop := start(t, p)
+		waitFor(t, "an empty queue", func() bool { return e.depth() == 0 })
+		stop()
+
+		for i, rec := range recs {
+			ins := e.insights(rec)
+			want, _ := NewBuiltin(0).Extract(e.ctx, Input{Text: sampleFeedbacks[i%len(sampleFeedbacks)], Tags: []string{"Mobile App", "Billing"}})
+			if len(ins) != len(want) || len(ins) == 0 {
+				t.Fatalf("record %d: %d insights stored, want %d", i, len(ins), len(want))
+			}
+			for k, in := range ins {
+				if in.Extractor != "builtin" || in.Kind != want[k].Kind || in.Quote != want[k].Quote || in.RecordID != rec ||
+					in.Workspace != e.ws || !core.ValidID(string(in.ID)) || in.CreatedAt.IsZero() {
+					t.Errorf("record %d insight %d = %+v, want %+v", i, k, in, want[k])
+				}
 			}
 		}
-	}
-	if ins := e.insights(noDesc); len(ins) != 0 {
-		t.Errorf("feedback without description got insights: %+v", ins)
-	}
-	if got := testutil.ToFloat64(p.metrics.completed.WithLabelValues("builtin")); got != float64(len(recs)) {
-		t.Errorf("completed metric = %v, want %d", got, len(recs))
-	}
-	if got := testutil.CollectAndCount(reg, "feedbridge_insight_job_lag_seconds", "feedbridge_insight_queue_depth",
-		"feedbridge_insight_job_duration_seconds", "feedbridge_insight_jobs_completed_total"); got != 4 {
-		t.Errorf("registered series = %d, want 4", got)
-	}
+		if ins := e.insights(noDesc); len(ins) != 0 {
+			t.Errorf("feedback without description got insights: %+v", ins)
+		}
+		if got := testutil.ToFloat64(p.metrics.completed.WithLabelValues("builtin")); got != float64(len(recs)) {
+			t.Errorf("completed metric = %v, want %d", got, len(recs))
+		}
+		if got := testutil.CollectAndCount(reg, "feedbridge_insight_job_lag_seconds", "feedbridge_insight_queue_depth",
+			"feedbridge_insight_job_duration_seconds", "feedbridge_insight_jobs_completed_total"); got != 4 {
+			t.Errorf("registered series = %d, want 4", got)
+		}
+	})
 }
 
 // countingExtractor counts the extractions per record and can fail or block on demand.
@@ -203,25 +225,27 @@ func (c *countingExtractor) count(title string) int {
 }
 
 func TestPoolRunsEachJobOnceAcrossReplicas(t *testing.T) {
-	e := newQueueEnv(t, 0, nil)
-	const n = 40
-	for i := 0; i < n; i++ {
-		e.feedback(fmt.Sprintf("job-%02d", i), "The export is broken again.")
-	}
-	ex := &countingExtractor{delay: 3 * time.Millisecond}
-	for i := 0; i < 3; i++ { // three replicas of three workers on one store
-		p, err := NewPool(e.st, ex, fastConfig(prometheus.NewRegistry()))
-		if err != nil {
-			t.Fatal(err)
+	onEachStore(t, func(t *testing.T, open opener) {
+		e := newQueueEnv(t, open, 0, nil)
+		const n = 40
+		for i := 0; i < n; i++ {
+			e.feedback(fmt.Sprintf("job-%02d", i), "The export is broken again.")
 		}
-		start(t, p)
-	}
-	waitFor(t, "an empty queue", func() bool { return e.depth() == 0 })
-	for i := 0; i < n; i++ {
-		if got := ex.count(fmt.Sprintf("job-%02d", i)); got != 1 {
-			t.Errorf("job-%02d extracted %d times, want exactly once", i, got)
+		ex := &countingExtractor{delay: 3 * time.Millisecond}
+		for i := 0; i < 3; i++ { // three replicas of three workers on one store
+			p, err := NewPool(e.st, ex, fastConfig(prometheus.NewRegistry()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			start(t, p)
 		}
-	}
+		waitFor(t, "an empty queue", func() bool { return e.depth() == 0 })
+		for i := 0; i < n; i++ {
+			if got := ex.count(fmt.Sprintf("job-%02d", i)); got != 1 {
+				t.Errorf("job-%02d extracted %d times, want exactly once", i, got)
+			}
+		}
+	})
 }
 
 func TestPoolRetries(t *testing.T) {
@@ -236,126 +260,133 @@ func TestPoolRetries(t *testing.T) {
 		{"kept as failed after the last attempt", 3, 99, true, 2},
 		{"a single attempt fails for good", 1, 99, true, 0},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			e := newQueueEnv(t, tc.attempts, nil)
-			rec := e.feedback("retry me", "Please add dark mode.")
-			ex := &countingExtractor{fails: tc.fails, err: errors.New("model unavailable")}
-			cfg := fastConfig(nil)
-			cfg.MaxAttempts = e.svc.JobAttempts()
-			p, err := NewPool(e.st, ex, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			start(t, p)
-			waitFor(t, "the job to finish", func() bool { return e.depth() == 0 })
-			failed, err := e.st.FailedInsightJobs(e.ctx, e.ws)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := ex.count("retry me"); got != min(tc.attempts, tc.fails+1) {
-				t.Errorf("extracted %d times, want %d", got, min(tc.attempts, tc.fails+1))
-			}
-			if got := testutil.ToFloat64(p.metrics.failures.WithLabelValues("counting", "false")); got != tc.wantRetries {
-				t.Errorf("retried failures = %v, want %v", got, tc.wantRetries)
-			}
-			if !tc.wantFailed {
-				if len(failed) != 0 || len(e.insights(rec)) == 0 {
-					t.Fatalf("failed jobs %+v, insights %d: want the job done", failed, len(e.insights(rec)))
+	onEachStore(t, func(t *testing.T, open opener) {
+		for _, tc := range tests {
+			t.Run(tc.name, func(t *testing.T) {
+				e := newQueueEnv(t, open, tc.attempts, nil)
+				rec := e.feedback("retry me", "Please add dark mode.")
+				ex := &countingExtractor{fails: tc.fails, err: errors.New("model unavailable")}
+				cfg := fastConfig(nil)
+				cfg.MaxAttempts = e.svc.JobAttempts()
+				p, err := NewPool(e.st, ex, cfg)
+				if err != nil {
+					t.Fatal(err)
 				}
-				return
-			}
-			if len(failed) != 1 || failed[0].RecordID != rec || failed[0].Attempts != tc.attempts ||
-				failed[0].LastError != "counting extractor: model unavailable" {
-				t.Fatalf("failed jobs = %+v, want the record's job after %d attempts with its error", failed, tc.attempts)
-			}
-			if got := testutil.ToFloat64(p.metrics.failures.WithLabelValues("counting", "true")); got != 1 {
-				t.Errorf("final failures = %v, want 1", got)
-			}
-			// A failed job is retried on demand and then succeeds.
-			ex.mu.Lock()
-			ex.fails = 0
-			ex.mu.Unlock()
-			if n, err := e.st.RetryInsightJobs(e.ctx, e.ws, failed[0].ID); err != nil || n != 1 {
-				t.Fatalf("retry: %d, %v", n, err)
-			}
-			p.Wake()
-			waitFor(t, "the retried job", func() bool { return len(e.insights(rec)) > 0 })
-		})
-	}
+				start(t, p)
+				waitFor(t, "the job to finish", func() bool { return e.depth() == 0 })
+				failed, err := e.st.FailedInsightJobs(e.ctx, e.ws)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := ex.count("retry me"); got != min(tc.attempts, tc.fails+1) {
+					t.Errorf("extracted %d times, want %d", got, min(tc.attempts, tc.fails+1))
+				}
+				if got := testutil.ToFloat64(p.metrics.failures.WithLabelValues("counting", "false")); got != tc.wantRetries {
+					t.Errorf("retried failures = %v, want %v", got, tc.wantRetries)
+				}
+				if !tc.wantFailed {
+					if len(failed) != 0 || len(e.insights(rec)) == 0 {
+						t.Fatalf("failed jobs %+v, insights %d: want the job done", failed, len(e.insights(rec)))
+					}
+					return
+				}
+				if len(failed) != 1 || failed[0].RecordID != rec || failed[0].Attempts != tc.attempts ||
+					failed[0].LastError != "counting extractor: model unavailable" {
+					t.Fatalf("failed jobs = %+v, want the record's job after %d attempts with its error", failed, tc.attempts)
+				}
+				if got := testutil.ToFloat64(p.metrics.failures.WithLabelValues("counting", "true")); got != 1 {
+					t.Errorf("final failures = %v, want 1", got)
+				}
+				// A failed job is retried on demand and then succeeds.
+				ex.mu.Lock()
+				ex.fails = 0
+				ex.mu.Unlock()
+				if n, err := e.st.RetryInsightJobs(e.ctx, e.ws, failed[0].ID); err != nil || n != 1 {
+					t.Fatalf("retry: %d, %v", n, err)
+				}
+				p.Wake()
+				waitFor(t, "the retried job", func() bool { return len(e.insights(rec)) > 0 })
+			})
+		}
+	})
 }
 
 func TestPoolHonoursRetryAfter(t *testing.T) {
-	e := newQueueEnv(t, 5, nil)
-	e.feedback("quota", "The export is broken.")
-	ex := &countingExtractor{fails: 1, err: &TemporaryError{RetryAfter: time.Hour, Err: errors.New("429")}}
-	p, err := NewPool(e.st, ex, fastConfig(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	stop := start(t, p)
-	waitFor(t, "the first attempt", func() bool { return ex.count("quota") == 1 })
-	time.Sleep(150 * time.Millisecond) // many polls and backoffs of 10–40ms
-	stop()
-	if got := ex.count("quota"); got != 1 {
-		t.Errorf("extracted %d times within the hour the endpoint asked for", got)
-	}
-	if got := e.depth(); got != 1 {
-		t.Errorf("queue depth %d, want the job still queued", got)
-	}
+	onEachStore(t, func(t *testing.T, open opener) {
+		e := newQueueEnv(t, open, 5, nil)
+		e.feedback("quota", "The export is broken.")
+		ex := &countingExtractor{fails: 1, err: &TemporaryError{RetryAfter: time.Hour, Err: errors.New("429")}}
+		p, err := NewPool(e.st, ex, fastConfig(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		stop := start(t, p)
+		waitFor(t, "the first attempt", func() bool { return ex.count("quota") == 1 })
+		time.Sleep(150 * time.Millisecond) // many polls and backoffs of 10–40ms
+		stop()
+		if got := ex.count("quota"); got != 1 {
+			t.Errorf("extracted %d times within the hour the endpoint asked for", got)
+		}
+		if got := e.depth(); got != 1 {
+			t.Errorf("queue depth %d, want the job still queued", got)
+		}
+	})
 }
 
 func TestPoolReclaimsExpiredLease(t *testing.T) {
-	e := newQueueEnv(t, 0, nil)
-	rec := e.feedback("orphan", "Sync fails every night.")
-	dead, err := e.st.ClaimInsightJobs(e.ctx, "dead-worker", 1, 150*time.Millisecond)
-	if err != nil || len(dead) != 1 {
-		t.Fatalf("claim by the doomed worker: %v, %d jobs", err, len(dead))
-	}
-	p, err := NewPool(e.st, NewBuiltin(0), fastConfig(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	start(t, p)
-	waitFor(t, "the orphaned job to be reclaimed and done", func() bool { return len(e.insights(rec)) > 0 })
-	if err := e.st.CompleteInsightJob(e.ctx, dead[0], "dead-worker", nil); err == nil {
-		t.Error("the dead worker could still complete a job it lost")
-	}
+	onEachStore(t, func(t *testing.T, open opener) {
+		e := newQueueEnv(t, open, 0, nil)
+		rec := e.feedback("orphan", "Sync fails every night.")
+		dead, err := e.st.ClaimInsightJobs(e.ctx, "dead-worker", 1, 150*time.Millisecond)
+		if err != nil || len(dead) != 1 {
+			t.Fatalf("claim by the doomed worker: %v, %d jobs", err, len(dead))
+		}
+		p, err := NewPool(e.st, NewBuiltin(0), fastConfig(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		start(t, p)
+		waitFor(t, "the orphaned job to be reclaimed and done", func() bool { return len(e.insights(rec)) > 0 })
+		if err := e.st.CompleteInsightJob(e.ctx, dead[0], "dead-worker", nil); err == nil {
+			t.Error("the dead worker could still complete a job it lost")
+		}
+	})
 }
 
 func TestPoolReleasesJobsOnStop(t *testing.T) {
-	e := newQueueEnv(t, 0, nil)
-	e.feedback("slow 1", "The export is broken.")
-	e.feedback("slow 2", "The import is broken.")
-	ex := &countingExtractor{block: true, started: make(chan struct{}, 2)}
-	p, err := NewPool(e.st, ex, fastConfig(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	stop := start(t, p)
-	<-ex.started
-	<-ex.started
-	stop()
-	jobs, err := e.st.ClaimInsightJobs(e.ctx, "next-replica", 10, time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(jobs) != 2 {
-		t.Fatalf("after stop %d jobs claimable, want both released", len(jobs))
-	}
-	for _, j := range jobs {
-		if j.Attempts != 1 {
-			t.Errorf("job %s attempts = %d, want 1: a release must not use up an attempt", j.ID, j.Attempts)
+	onEachStore(t, func(t *testing.T, open opener) {
+		e := newQueueEnv(t, open, 0, nil)
+		e.feedback("slow 1", "The export is broken.")
+		e.feedback("slow 2", "The import is broken.")
+		ex := &countingExtractor{block: true, started: make(chan struct{}, 2)}
+		p, err := NewPool(e.st, ex, fastConfig(nil))
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		stop := start(t, p)
+		<-ex.started
+		<-ex.started
+		stop()
+		jobs, err := e.st.ClaimInsightJobs(e.ctx, "next-replica", 10, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(jobs) != 2 {
+			t.Fatalf("after stop %d jobs claimable, want both released", len(jobs))
+		}
+		for _, j := range jobs {
+			if j.Attempts != 1 {
+				t.Errorf("job %s attempts = %d, want 1: a release must not use up an attempt", j.ID, j.Attempts)
+			}
+		}
+	})
 }
 
 func TestPoolWakesOnNewFeedback(t *testing.T) {
-	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "fb.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	onEachStore(t, func(t *testing.T, open opener) { wakesOnNewFeedback(t, open(t)) })
+}
+
+func wakesOnNewFeedback(t *testing.T, st core.Store) {
 	cfg := fastConfig(nil)
 	cfg.PollInterval = time.Hour
 	p, err := NewPool(st, NewBuiltin(0), cfg)
@@ -370,7 +401,7 @@ func TestPoolWakesOnNewFeedback(t *testing.T) {
 }
 
 func TestNewPool(t *testing.T) {
-	e := newQueueEnv(t, 0, nil)
+	e := newQueueEnv(t, openSQLite, 0, nil)
 	reg := prometheus.NewRegistry()
 	if _, err := NewPool(e.st, NewBuiltin(0), PoolConfig{Metrics: reg}); err != nil {
 		t.Fatal(err)
