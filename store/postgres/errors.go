@@ -19,12 +19,20 @@ import (
 const (
 	codeUniqueViolation     = "23505"
 	codeForeignKeyViolation = "23503"
+	codeBadEncoding         = "22021" // character_not_in_repertoire: a NUL byte or invalid UTF-8
+	codeUntranslatable      = "22P05"
 )
+
+// errBadText is what a value PostgreSQL cannot store as text becomes: SQLite keeps NUL bytes and invalid
+// UTF-8 as given, PostgreSQL refuses them, and a client's bad bytes must be a 400, not a 500.
+var errBadText = &core.ValidationError{Field: "text", Code: "invalid characters",
+	Message: "Text fields must be valid UTF-8 without NUL characters."}
 
 // fail gives an error its "postgres: op:" context and classifies it: a database that is down, restarting,
 // out of connections or unreachable, and a closed pool, wrap core.ErrUnavailable (503, worth retrying); no
 // row is core.ErrNotFound; a foreign key that points nowhere means the workspace is absent (ErrNotFound); a
-// unique violation that reaches here is core.ErrConflict. Domain errors pass through with context only.
+// unique violation that reaches here is core.ErrConflict; text PostgreSQL cannot store is a
+// *core.ValidationError. Domain errors pass through with context only.
 func fail(op string, err error) error {
 	if err == nil {
 		return nil
@@ -39,6 +47,8 @@ func fail(op string, err error) error {
 		return fmt.Errorf("postgres: %s: %w", op, core.ErrNotFound)
 	case errors.As(err, &pe) && pe.Code == codeUniqueViolation:
 		return fmt.Errorf("postgres: %s: %w", op, core.ErrConflict)
+	case errors.As(err, &pe) && (pe.Code == codeBadEncoding || pe.Code == codeUntranslatable):
+		return fmt.Errorf("postgres: %s: %w", op, errBadText)
 	}
 	return fmt.Errorf("postgres: %s: %w", op, err)
 }
@@ -71,10 +81,4 @@ func unavailable(err error) bool {
 		return true
 	}
 	return false
-}
-
-// isUnique reports a unique violation, the signal of a lost insert race.
-func isUnique(err error) bool {
-	var pe *pgconn.PgError
-	return errors.As(err, &pe) && pe.Code == codeUniqueViolation
 }

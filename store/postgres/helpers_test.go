@@ -27,7 +27,7 @@ func replicas(t *testing.T, n int) []*postgres.Store {
 }
 
 // workspace makes a workspace through the service, so that the stored values are the ones the daemon writes.
-func workspace(t *testing.T, st core.Store, limit int) core.Workspace {
+func workspace(t testing.TB, st core.Store, limit int) core.Workspace {
 	t.Helper()
 	w, err := core.NewService(st, core.Options{}).CreateWorkspace(context.Background(), "Acme", core.PlanPro, limit)
 	if err != nil {

@@ -12,3 +12,8 @@ import (
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) core.Store { return pgtest.Open(t) })
 }
+
+// TestConformanceExtra runs the suite's cases added for concurrency and strict text types.
+func TestConformanceExtra(t *testing.T) {
+	storetest.RunExtra(t, func(t *testing.T) core.Store { return pgtest.Open(t) })
+}
