@@ -11,12 +11,12 @@ import (
 // Config is one connectors.slack entry (contract §4): one Slack app, or one team of an app, feeding one
 // feedbridge workspace.
 type Config struct {
-	Name          string            `koanf:"name" mapstructure:"name"`
-	Workspace     string            `koanf:"workspace" mapstructure:"workspace"`
-	SigningSecret string            `koanf:"signing_secret" mapstructure:"signing_secret"`
-	BotToken      string            `koanf:"bot_token" mapstructure:"bot_token"`
-	TeamID        string            `koanf:"team_id" mapstructure:"team_id"`
-	Commands      map[string]string `koanf:"commands" mapstructure:"commands"`
+	Name          string            `koanf:"name"`
+	Workspace     string            `koanf:"workspace"`
+	SigningSecret string            `koanf:"signing_secret"`
+	BotToken      string            `koanf:"bot_token"`
+	TeamID        string            `koanf:"team_id"`
+	Commands      map[string]string `koanf:"commands"`
 }
 
 // Command kinds a slash command can be mapped to.

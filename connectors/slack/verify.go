@@ -25,17 +25,17 @@ var (
 // verifyBody reads r's raw body and checks Slack's v0 signature against each secret. It returns the body,
 // put back on r for the form parser, and the indexes of the secrets that signed it: one Slack app signs
 // for every team it is installed in, so several entries may share a secret and are told apart by team.
-func verifyBody(w http.ResponseWriter, r *http.Request, secrets []string) ([]int, error) {
+func verifyBody(w http.ResponseWriter, r *http.Request, secrets []string) ([]byte, []int, error) {
 	if r.Header.Get("X-Slack-Signature") == "" || r.Header.Get("X-Slack-Request-Timestamp") == "" {
-		return nil, errMissingHeaders
+		return nil, nil, errMissingHeaders
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			return nil, errTooLarge
+			return nil, nil, errTooLarge
 		}
-		return nil, fmt.Errorf("slack: read body: %w", err)
+		return nil, nil, fmt.Errorf("slack: read body: %w", err)
 	}
 	var matched []int
 	checked := make(map[string]bool, len(secrets))
@@ -43,7 +43,7 @@ func verifyBody(w http.ResponseWriter, r *http.Request, secrets []string) ([]int
 		ok, seen := checked[secret]
 		if !seen {
 			if ok, err = signedWith(r.Header, secret, body); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			checked[secret] = ok
 		}
@@ -52,10 +52,10 @@ func verifyBody(w http.ResponseWriter, r *http.Request, secrets []string) ([]int
 		}
 	}
 	if len(matched) == 0 {
-		return nil, errBadSignature
+		return nil, nil, errBadSignature
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	return matched, nil
+	return body, matched, nil
 }
 
 // signedWith reports whether secret signed body. A stale timestamp is an error for every secret alike.

@@ -1,0 +1,93 @@
+package slack
+
+import (
+	"context"
+	"errors"
+	"html"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/feedbridge/feedbridge/core"
+)
+
+// source is the label every Slack record carries (contract §2.5).
+const source = "Slack"
+
+// outcome is what one save came to.
+type outcome struct {
+	res core.Result
+	err error
+}
+
+// save writes one record for a. A suspended or deleted workspace takes nothing, as through the API.
+func (s *Set) save(ctx context.Context, a *app, sub core.Submission) (core.Result, error) {
+	ws, err := s.svc.Workspace(ctx, a.workspace)
+	switch {
+	case errors.Is(err, core.ErrNotFound):
+		return core.Result{}, core.ErrWorkspaceNotFound
+	case err != nil:
+		return core.Result{}, err
+	case ws.Suspended:
+		return core.Result{}, core.ErrWorkspaceNotFound
+	}
+	sub.Source = source
+	return s.svc.Submit(ctx, a.workspace, sub)
+}
+
+// saveAsync starts a save that outlives the request: Slack gets its answer within 3 s even when the store
+// is slow, and the record is still written.
+func (s *Set) saveAsync(a *app, sub core.Submission) <-chan outcome {
+	ch := make(chan outcome, 1)
+	s.background(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), s.opts.storeTimeout)
+		defer cancel()
+		res, err := s.save(ctx, a, sub)
+		ch <- outcome{res, err}
+	})
+	return ch
+}
+
+// within waits up to the slow-path limit for an outcome.
+func (s *Set) within(ch <-chan outcome) (outcome, bool) {
+	t := time.NewTimer(s.opts.slowAfter)
+	defer t.Stop()
+	select {
+	case o := <-ch:
+		return o, true
+	case <-t.C:
+		return outcome{}, false
+	}
+}
+
+// settle turns an outcome into the user's answer and notes it in metrics, status and the log.
+func (s *Set) settle(a *app, endpoint string, o outcome, log *logrus.Entry) string {
+	if o.err != nil {
+		text, fault := failureText(o.err, log)
+		if fault != "" {
+			s.status.failed(a, fault)
+			s.metrics.count(endpoint, "error")
+		} else {
+			log.WithField("reason", o.err.Error()).Info("slack: record refused")
+			s.metrics.count(endpoint, "refused")
+		}
+		return text
+	}
+	s.status.succeeded(a)
+	result := "created"
+	if !o.res.Created {
+		result = "duplicate"
+	}
+	s.metrics.count(endpoint, result)
+	log.WithFields(logrus.Fields{"record": o.res.Record.ID, "result": result}).Info("slack: record saved")
+	return savedText(o.res)
+}
+
+// plainDescription hands Slack's plain text to the core as escaped HTML, so that text such as "the <div> is
+// misaligned" is kept as typed instead of being read as markup and sanitized away.
+func plainDescription(s string) string {
+	if s == "" {
+		return ""
+	}
+	return html.EscapeString(s)
+}
