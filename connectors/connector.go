@@ -45,16 +45,9 @@ type Router interface {
 // Decode fills out from one config entry. Unknown keys are an error naming them; "file:" values of secret
 // keys are read from their files; durations accept Go syntax ("60s").
 func Decode(entry map[string]any, out any) error {
-	resolved := make(map[string]any, len(entry))
-	for k, v := range entry {
-		if s, ok := v.(string); ok && config.IsSecretKey(k) {
-			secret, err := config.ResolveSecret(s)
-			if err != nil {
-				return fmt.Errorf("%s: %w", k, err)
-			}
-			v = secret
-		}
-		resolved[k] = v
+	resolved, err := resolveSecrets(entry, "")
+	if err != nil {
+		return err
 	}
 	var md mapstructure.Metadata
 	dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{
@@ -77,10 +70,48 @@ func Decode(entry map[string]any, out any) error {
 	return nil
 }
 
+// resolveSecrets copies an entry, reading "file:" values of secret keys at any depth (oauth2.client_secret,
+// headers.Authorization).
+func resolveSecrets(m map[string]any, prefix string) (map[string]any, error) {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		path := k
+		if prefix != "" {
+			path = prefix + "." + k
+		}
+		switch x := v.(type) {
+		case string:
+			if config.IsSecretKey(path) {
+				secret, err := config.ResolveSecret(x)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", path, err)
+				}
+				v = secret
+			}
+		case map[string]any:
+			inner, err := resolveSecrets(x, path)
+			if err != nil {
+				return nil, err
+			}
+			v = inner
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
 // EntryName reads the "name" of a raw entry for error messages before it is decoded.
 func EntryName(entry map[string]any, i int) string {
 	if n, ok := entry["name"].(string); ok && n != "" {
 		return n
 	}
 	return fmt.Sprintf("#%d", i+1)
+}
+
+// WithKind returns a copy of env whose logger names the connector kind.
+func (e Env) WithKind(kind string) Env {
+	if e.Log != nil {
+		e.Log = e.Log.WithField("connector_kind", kind)
+	}
+	return e
 }

@@ -2,12 +2,12 @@ package store
 
 import (
 	"context"
-	"errors"
 
 	"github.com/feedbridge/feedbridge/core"
+	"github.com/feedbridge/feedbridge/store/postgres"
 )
 
-// openPostgres is a stand-in until store/postgres exists: then it calls postgres.Open.
+// openPostgres opens (and migrates, under an advisory lock) a PostgreSQL store.
 func openPostgres(ctx context.Context, url string) (core.Store, error) {
-	return nil, errors.New("store: postgres store not built")
+	return postgres.Open(ctx, url)
 }

@@ -1,0 +1,177 @@
+// Package cli is feedbridge's command line (contract §3): the daemon, migrations and the admin commands,
+// each working straight on the configured store. Errors exit 1, usage errors 2.
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/feedbridge/feedbridge/config"
+	"github.com/feedbridge/feedbridge/core"
+	"github.com/feedbridge/feedbridge/store"
+)
+
+// Version is set at build time with -ldflags "-X github.com/feedbridge/feedbridge/cli.Version=…".
+var Version = "dev"
+
+// usageError marks a wrong invocation (exit 2) as opposed to a failure (exit 1).
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// app carries what every command shares.
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	configPath     string
+	json           bool
+	root           *cobra.Command
+}
+
+// Main runs the CLI with args and returns the process exit code.
+func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := a.rootCommand()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintln(stderr, "error:", err)
+	var ue usageError
+	// cobra reports unknown commands and subcommands as plain errors; they are usage errors all the same.
+	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command") {
+		return 2
+	}
+	return 1
+}
+
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "feedbridge",
+		Short:         "Customer feedback from Slack, email and CSV into one workspace API",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	a.root = root
+	root.PersistentFlags().StringVar(&a.configPath, "config", os.Getenv("FEEDBRIDGE_CONFIG"), "config file (env FEEDBRIDGE_CONFIG)")
+	root.PersistentFlags().BoolVar(&a.json, "json", false, "print one JSON document on stdout")
+	config.AddFlags(root.PersistentFlags())
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(a.serveCommand(), a.migrateCommand(), a.workspaceCommand(), a.keyCommand(),
+		a.lookupCommand(core.LookupTag), a.lookupCommand(core.LookupProduct), a.userCommand(), a.companyCommand(),
+		a.importCommand(), a.insightsCommand(), a.backupCommand(), a.configCommand(), a.versionCommand())
+	root.AddCommand(&cobra.Command{Use: "help", Hidden: true, RunE: func(*cobra.Command, []string) error { return root.Help() }})
+	markUsage(root)
+	return root
+}
+
+// markUsage makes argument-count errors of every command usage errors (exit 2).
+func markUsage(c *cobra.Command) {
+	if c.Args != nil {
+		check := c.Args
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := check(cmd, args); err != nil {
+				return usageError{err}
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		markUsage(sub)
+	}
+}
+
+// loadConfig reads the layered configuration for this invocation.
+func (a *app) loadConfig() (*config.Config, error) {
+	cfg, err := config.Load(a.configPath, a.root.PersistentFlags())
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	return cfg, nil
+}
+
+// open loads the configuration and opens the store with migrations applied.
+func (a *app) open(ctx context.Context) (*core.Service, *config.Config, func(), error) {
+	cfg, err := a.loadConfig()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	st, err := store.Open(ctx, cfg.Store.URL)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	svc := core.NewService(st, core.Options{
+		Companies: core.NewCompanyResolver(cfg.Companies.PersonalDomains.Add, cfg.Companies.PersonalDomains.Remove),
+	})
+	return svc, cfg, func() { st.Close() }, nil
+}
+
+// withService runs fn with an open service and closes it afterwards.
+func (a *app) withService(cmd *cobra.Command, fn func(ctx context.Context, svc *core.Service) error) error {
+	svc, _, closeFn, err := a.open(cmd.Context())
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	return fn(cmd.Context(), svc)
+}
+
+// print writes v as JSON with --json, or calls text otherwise.
+func (a *app) print(v any, text func(w io.Writer)) error {
+	if a.json {
+		enc := json.NewEncoder(a.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	text(a.stdout)
+	return nil
+}
+
+// required returns a usage error when a required flag is missing.
+func required(cmd *cobra.Command, names ...string) error {
+	var missing []string
+	for _, n := range names {
+		if f := cmd.Flags().Lookup(n); f == nil || !f.Changed {
+			missing = append(missing, "--"+n)
+		}
+	}
+	if len(missing) > 0 {
+		return usagef("missing required flag(s): %s", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// workspaceFlag reads and validates --workspace.
+func workspaceFlag(cmd *cobra.Command) (core.ID, error) {
+	if err := required(cmd, "workspace"); err != nil {
+		return "", err
+	}
+	v, _ := cmd.Flags().GetString("workspace")
+	id, err := core.ParseID(v)
+	if err != nil {
+		return "", usagef("--workspace: %v", err)
+	}
+	return id, nil
+}
+
+// problemsError lists every problem in one error.
+func problemsError(what string, problems []error) error {
+	msgs := make([]string, len(problems))
+	for i, p := range problems {
+		msgs[i] = p.Error()
+	}
+	return fmt.Errorf("%s: %s", what, strings.Join(msgs, "; "))
+}

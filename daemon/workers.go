@@ -1,0 +1,46 @@
+package daemon
+
+import (
+	"fmt"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/sirupsen/logrus"
+
+	"github.com/feedbridge/feedbridge/config"
+	"github.com/feedbridge/feedbridge/core"
+	"github.com/feedbridge/feedbridge/insights"
+)
+
+// newWorkers builds the insight pool for the configured provider; nil when insights are off (jobs then stay
+// queued, durably, until a daemon with a provider drains them).
+func newWorkers(cfg *config.Config, st core.Store, reg prometheus.Registerer, log *logrus.Entry) (*insights.Pool, error) {
+	var ex insights.Extractor
+	switch cfg.Insights.Provider {
+	case "off":
+		log.Info("insights: provider off; feedback stays queued")
+		return nil, nil
+	case "openai":
+		o, err := insights.NewOpenAI(insights.OpenAIConfig{BaseURL: cfg.Insights.OpenAI.BaseURL, APIKey: cfg.Insights.OpenAI.APIKey, Model: cfg.Insights.OpenAI.Model})
+		if err != nil {
+			return nil, fmt.Errorf("insights: %w", err)
+		}
+		ex = o
+	default:
+		ex = insights.NewBuiltin(0)
+	}
+	return insights.NewPool(st, ex, insights.PoolConfig{
+		Workers:     cfg.Insights.Workers,
+		MaxAttempts: core.DefaultJobAttempts,
+		Log:         log,
+		Metrics:     reg,
+	})
+}
+
+// observers fans record-created events out to several listeners (metrics, the insight pool).
+type observers []core.Observer
+
+func (o observers) RecordCreated(source string, t core.RecordType) {
+	for _, x := range o {
+		x.RecordCreated(source, t)
+	}
+}

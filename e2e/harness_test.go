@@ -1,0 +1,203 @@
+// Package e2e drives the real feedbridge binary: demo start-up, graceful shutdown, crashes and several
+// replicas sharing one PostgreSQL. The binary is built once per test run.
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "feedbridge-e2e")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "feedbridge")
+	build := exec.Command("go", "build", "-o", binary, "../cmd/feedbridge")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: build feedbridge:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// env is one test's configuration: a config file and its store.
+type env struct {
+	t      *testing.T
+	dir    string
+	config string
+}
+
+func newEnv(t *testing.T, storeURL, extra string) *env {
+	t.Helper()
+	dir := t.TempDir()
+	if storeURL == "" {
+		storeURL = "sqlite://" + filepath.Join(dir, "fb.db")
+	}
+	cfg := filepath.Join(dir, "feedbridge.yaml")
+	body := fmt.Sprintf("http:\n  listen: 127.0.0.1:0\n  rate_limit: {per_second: 10000, burst: 10000}\n  shutdown_timeout: 20s\nstore:\n  url: %s\nlog: {level: info, format: json}\n%s", storeURL, extra)
+	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return &env{t: t, dir: dir, config: cfg}
+}
+
+// cli runs a CLI command and returns stdout; it fails the test on a non-zero exit.
+func (e *env) cli(args ...string) string {
+	e.t.Helper()
+	out, code, stderr := e.cliCode(args...)
+	if code != 0 {
+		e.t.Fatalf("feedbridge %v: exit %d: %s", args, code, stderr)
+	}
+	return out
+}
+
+func (e *env) cliCode(args ...string) (string, int, string) {
+	cmd := exec.Command(binary, append([]string{"--config", e.config}, args...)...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		e.t.Fatal(err)
+	}
+	return out.String(), code, errb.String()
+}
+
+// workspace creates a business workspace with a key and returns (workspace id, key).
+func (e *env) workspace(name string) (string, string) {
+	ws := strings.TrimSpace(e.cli("workspace", "create", "--name", name, "--plan", "business"))
+	key := strings.TrimSpace(e.cli("key", "create", "--workspace", ws))
+	return ws, key
+}
+
+// daemon is a running `feedbridge serve`.
+type daemon struct {
+	cmd    *exec.Cmd
+	addr   string
+	stdout *bytes.Buffer
+	mu     sync.Mutex
+	logs   []map[string]any
+	exited chan struct{}
+}
+
+// start runs serve and waits until it listens.
+func (e *env) start(args ...string) *daemon {
+	e.t.Helper()
+	cmd := exec.Command(binary, append([]string{"--config", e.config, "serve"}, args...)...)
+	d := &daemon{cmd: cmd, stdout: &bytes.Buffer{}, exited: make(chan struct{})}
+	cmd.Stdout = d.stdout
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	ready := make(chan string, 1)
+	go d.readLogs(stderr, ready)
+	go func() { cmd.Wait(); close(d.exited) }()
+	e.t.Cleanup(func() { d.kill() })
+	select {
+	case d.addr = <-ready:
+	case <-d.exited:
+		e.t.Fatalf("daemon exited before listening: %v", d.logLines())
+	case <-time.After(60 * time.Second):
+		e.t.Fatalf("daemon did not listen within 60s: %v", d.logLines())
+	}
+	return d
+}
+
+func (d *daemon) readLogs(r io.Reader, ready chan<- string) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var m map[string]any
+		if json.Unmarshal(sc.Bytes(), &m) != nil {
+			m = map[string]any{"raw": sc.Text()}
+		}
+		d.mu.Lock()
+		d.logs = append(d.logs, m)
+		d.mu.Unlock()
+		if m["msg"] == "feedbridge serving" {
+			if a, ok := m["addr"].(string); ok {
+				select {
+				case ready <- a:
+				default:
+				}
+			}
+		}
+	}
+}
+
+func (d *daemon) logLines() []map[string]any {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]map[string]any(nil), d.logs...)
+}
+
+func (d *daemon) url(path string) string { return "http://" + d.addr + path }
+
+// signal sends sig and waits for the exit.
+func (d *daemon) stop(t *testing.T, sig syscall.Signal) int {
+	t.Helper()
+	d.cmd.Process.Signal(sig)
+	select {
+	case <-d.exited:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("daemon did not exit within 60s of %v", sig)
+	}
+	return d.cmd.ProcessState.ExitCode()
+}
+
+func (d *daemon) kill() {
+	select {
+	case <-d.exited:
+	default:
+		d.cmd.Process.Kill()
+		<-d.exited
+	}
+}
+
+// do sends a request with the key and decodes a JSON answer into out (when non-nil).
+func do(t *testing.T, method, url, key, body string, out any) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	if key != "" {
+		req.Header.Set("x-api-key", key)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	if out != nil {
+		if err := json.Unmarshal(data, out); err != nil {
+			t.Fatalf("%s %s: %d, body not JSON: %s", method, url, resp.StatusCode, data)
+		}
+	}
+	return resp
+}
