@@ -38,6 +38,14 @@ func TestBuildRejectsBadEntries(t *testing.T) {
 	}
 }
 
+func TestBuildValidatesWithoutService(t *testing.T) {
+	// feedbridge config check builds every connector without a store.
+	entries := []map[string]any{{"name": "a", "workspace": testWS, "signing_secret": "x", "bot_token": "xoxb-1"}}
+	if _, err := Build(entries, connectors.Env{}); err != nil {
+		t.Fatalf("valid entry without a service: %v", err)
+	}
+}
+
 func TestBuildReadsSecretFiles(t *testing.T) {
 	h := newHarness(t)
 	ws := h.workspace("Acme", -1)

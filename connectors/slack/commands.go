@@ -54,8 +54,10 @@ func (s *Set) handleCommand(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, ephemeral(notConnected))
 		return
 	}
-	log := a.log.WithFields(logrus.Fields{"team": cmd.TeamID, "user": cmd.UserID, "command": cmd.Command,
-		"retry": r.Header.Get("X-Slack-Retry-Num")})
+	log := a.log.WithFields(logrus.Fields{"team": cmd.TeamID, "user": cmd.UserID, "command": cmd.Command})
+	if n := r.Header.Get("X-Slack-Retry-Num"); n != "" {
+		log = log.WithField("retry", n)
+	}
 	kind, ok := a.Commands[cmd.Command]
 	if !ok {
 		writeJSON(w, ephemeral("feedbridge does not know the command `"+outgoing.Replace(cmd.Command)+"`."))

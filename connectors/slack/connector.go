@@ -63,15 +63,12 @@ var (
 )
 
 // Build makes the Slack connector from the connectors.slack entries. It validates every entry without any
-// network call and reports all problems at once.
+// network call and reports all problems at once; env.Service may be nil when only validating (config check).
 func Build(entries []map[string]any, env connectors.Env) (connectors.Set, error) {
 	return build(entries, env, defaultOptions())
 }
 
 func build(entries []map[string]any, env connectors.Env, opts options) (*Set, error) {
-	if env.Service == nil {
-		return nil, errors.New("slack: no service")
-	}
 	cfgs := make([]Config, len(entries))
 	var errs []error
 	for i, e := range entries {

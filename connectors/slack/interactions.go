@@ -44,8 +44,10 @@ func (s *Set) handleInteraction(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	log := a.log.WithFields(logrus.Fields{"team": team, "user": cb.User.ID, "interaction": cb.Type,
-		"retry": r.Header.Get("X-Slack-Retry-Num")})
+	log := a.log.WithFields(logrus.Fields{"team": team, "user": cb.User.ID, "interaction": cb.Type})
+	if n := r.Header.Get("X-Slack-Retry-Num"); n != "" {
+		log = log.WithField("retry", n)
+	}
 	switch {
 	case cb.Type == slackgo.InteractionTypeMessageAction && cb.CallbackID == callbackSaveFeedback:
 		// Acknowledge first: the author lookup and the save together may take longer than Slack waits.
