@@ -44,6 +44,10 @@ func Build(entries []map[string]any, env connectors.Env) (connectors.Set, error)
 	if env.Leases == nil && env.Service != nil {
 		env.Leases = env.Service.Store()
 	}
+	m, err := newMetrics(env.Metrics)
+	if err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
 	s := &set{env: env}
 	var errs []error
 	for i, raw := range entries {
@@ -58,7 +62,9 @@ func Build(entries []map[string]any, env connectors.Env) (connectors.Set, error)
 			errs = append(errs, fmt.Errorf("%s: %w", name, err))
 			continue
 		}
-		s.entries = append(s.entries, newEntry(spec, env, nil))
+		en := newEntry(spec, env, nil)
+		en.metrics = m
+		s.entries = append(s.entries, en)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
@@ -93,10 +99,12 @@ type entry struct {
 	wait        func(context.Context, time.Duration) error
 	lastSuccess time.Time
 	lastError   string // kept until a run succeeds
+	metrics     *metrics
 }
 
 func newEntry(spec *entrySpec, env connectors.Env, tlsConf *tls.Config) *entry {
-	e := &entry{spec: spec, env: env, settle: settleTime, wait: sleep,
+	m, _ := newMetrics(nil)
+	e := &entry{spec: spec, env: env, settle: settleTime, wait: sleep, metrics: m,
 		log: env.Log.WithFields(logrus.Fields{"connector": spec.Name, "workspace": spec.ws})}
 	if spec.url != nil {
 		e.client = newHTTPClient(spec.AllowPrivate, tlsConf)
@@ -160,7 +168,8 @@ func (e *entry) importFiles(ctx context.Context) error {
 			break
 		}
 		target := archivePath(e.spec.ArchiveDir, f, e.env.Now())
-		_, err := ImportFile(ctx, e.env.Service, e.spec.ws, f, e.options(filepath.Join(e.spec.ArchiveDir, ErrorsFileName(target))))
+		run, err := ImportFile(ctx, e.env.Service, e.spec.ws, f, e.options(filepath.Join(e.spec.ArchiveDir, ErrorsFileName(target))))
+		e.metrics.observe(e.spec.Name, run)
 		var fe *FormatError
 		if err != nil {
 			errs = append(errs, err)
@@ -184,17 +193,18 @@ func (e *entry) importURL(ctx context.Context) error {
 	errorsFile := filepath.Join(e.spec.ArchiveDir, ErrorsFileName(stem+"-"+e.env.Now().UTC().Format("20060102T150405Z")+".csv"))
 	opts := e.options(errorsFile)
 	headers, err := e.spec.resolveHeaders()
-	if err != nil {
-		_, err = failedRun(ctx, e.env.Service, e.spec.ws, label, opts, err)
-		return err
+	var body io.ReadCloser
+	if err == nil {
+		body, err = fetch(ctx, e.client, e.spec.url, headers, e.spec.Timeout, e.spec.MaxBytes)
 	}
-	body, err := fetch(ctx, e.client, e.spec.url, headers, e.spec.Timeout, e.spec.MaxBytes)
+	var run core.ImportRun
 	if err != nil {
-		_, err = failedRun(ctx, e.env.Service, e.spec.ws, label, opts, err)
-		return err
+		run, err = failedRun(ctx, e.env.Service, e.spec.ws, label, opts, err)
+	} else {
+		run, err = Import(ctx, e.env.Service, e.spec.ws, body, label, opts)
+		body.Close()
 	}
-	defer body.Close()
-	_, err = Import(ctx, e.env.Service, e.spec.ws, body, label, opts)
+	e.metrics.observe(e.spec.Name, run)
 	return err
 }
 

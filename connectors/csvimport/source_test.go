@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/feedbridge/feedbridge/connectors"
 	"github.com/feedbridge/feedbridge/core"
 )
@@ -182,23 +184,49 @@ func TestEntryClosesInterruptedRuns(t *testing.T) {
 // The schedule fires on its own: a file dropped in the folder is imported within a couple of ticks.
 func TestScheduledImport(t *testing.T) {
 	e := newTestEnv(t)
+	env := e.connEnv("replica-a")
+	reg := prometheus.NewRegistry()
+	env.Metrics = reg
 	built, err := Build([]map[string]any{{"name": "crm", "workspace": string(e.ws), "schedule": "@every 1s",
-		"path": filepath.Join(e.dir, "in", "*.csv"), "archive_dir": filepath.Join(e.dir, "done")}}, e.connEnv("replica-a"))
+		"path": filepath.Join(e.dir, "in", "*.csv"), "archive_dir": filepath.Join(e.dir, "done")}}, env)
 	if err != nil {
 		t.Fatal(err)
 	}
 	built.(*set).entries[0].settle = 0
-	e.write(t, "in/a.csv", "title\nScheduled\n")
+	e.write(t, "in/a.csv", "title\nScheduled\n\n,no title\n")
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan struct{})
 	go func() { _ = built.Run(ctx); close(stopped) }()
 	deadline := time.Now().Add(15 * time.Second)
-	for len(listDir(t, filepath.Join(e.dir, "done"))) == 0 && time.Now().Before(deadline) {
+	for !slices.Contains(listDir(t, filepath.Join(e.dir, "done")), "a.csv") && time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	cancel()
 	<-stopped
 	if n := len(e.records(t, core.RecordFeedback)); n != 1 {
 		t.Fatalf("%d records after the schedule fired, want 1", n)
+	}
+	got := map[string]float64{}
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		for _, m := range mf.GetMetric() {
+			key := mf.GetName()
+			for _, l := range m.GetLabel() {
+				key += " " + l.GetName() + "=" + l.GetValue()
+			}
+			got[key] = m.GetCounter().GetValue()
+		}
+	}
+	for key, want := range map[string]float64{
+		"feedbridge_csv_rows_total connector=crm outcome=created":  1,
+		"feedbridge_csv_rows_total connector=crm outcome=failed":   1,
+		"feedbridge_csv_runs_total connector=crm status=succeeded": 1,
+	} {
+		if got[key] != want {
+			t.Errorf("%s = %v, want %v (all: %v)", key, got[key], want, got)
+		}
 	}
 }

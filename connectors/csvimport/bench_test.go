@@ -1,0 +1,129 @@
+package csvimport
+
+import (
+	"context"
+	"database/sql"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/feedbridge/feedbridge/core"
+	"github.com/feedbridge/feedbridge/store/sqlite"
+)
+
+var benchRows = flag.Int("bench-rows", 100_000, "rows in the file of BenchmarkImport (the issue's figure uses 1000000)")
+
+// BenchmarkImport imports a generated file through the whole importer into a fresh SQLite store, then
+// inserts the same rows into another fresh store of the same schema with one prepared INSERT in one
+// transaction, the physical limit. It reports both rates, their ratio and the peak heap of the import.
+//
+//	go test ./connectors/csvimport -run '^$' -bench Import -benchtime 1x -bench-rows 1000000
+func BenchmarkImport(b *testing.B) {
+	dir := b.TempDir()
+	in := filepath.Join(dir, "bench.csv")
+	f, err := os.Create(in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := io.Copy(f, &rowSource{rows: *benchRows}); err != nil {
+		b.Fatal(err)
+	}
+	f.Close()
+	var importTime, rawTime time.Duration
+	var peak uint64
+	for i := 0; b.Loop(); i++ {
+		svc, ws := benchService(b, filepath.Join(dir, fmt.Sprintf("import-%d.db", i)))
+		stop := samplePeakHeap(&peak)
+		start := time.Now()
+		run, err := ImportFile(context.Background(), svc, ws, in, Options{})
+		importTime += time.Since(start)
+		stop()
+		if err != nil || run.Created != *benchRows {
+			b.Fatalf("import: %+v, %v", run, err)
+		}
+		svc.Store().Close()
+
+		rawTime += rawInsert(b, filepath.Join(dir, fmt.Sprintf("raw-%d.db", i)), *benchRows)
+	}
+	rows := float64(*benchRows * b.N)
+	importRate, rawRate := rows/importTime.Seconds(), rows/rawTime.Seconds()
+	b.ReportMetric(importRate, "import-rows/s")
+	b.ReportMetric(rawRate, "raw-rows/s")
+	b.ReportMetric(importRate/rawRate, "ratio")
+	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+}
+
+func benchService(b *testing.B, path string) (*core.Service, core.ID) {
+	st, err := sqlite.Open(context.Background(), path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	svc := core.NewService(st, core.Options{})
+	w, err := svc.CreateWorkspace(context.Background(), "Bench", core.PlanBusiness, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return svc, w.ID
+}
+
+// samplePeakHeap records the largest heap in use until the returned stop is called.
+func samplePeakHeap(peak *uint64) (stop func()) {
+	var done atomic.Bool
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		var ms runtime.MemStats
+		for !done.Load() {
+			runtime.ReadMemStats(&ms)
+			*peak = max(*peak, ms.HeapInuse)
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
+	return func() { done.Store(true); wg.Wait() }
+}
+
+// rawInsert writes rows shaped like rowSource's into the records table of a fresh store file with a
+// prepared statement in one transaction, as fast as SQLite takes them.
+func rawInsert(b *testing.B, path string, rows int) time.Duration {
+	svc, ws := benchService(b, path)
+	svc.Store().Close()
+	// The store's own connection settings, so that only the way of inserting differs.
+	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+
+		"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"+
+		"&_pragma=temp_store(MEMORY)&_pragma=cache_size(-32000)")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	start := time.Now()
+	tx, err := db.Begin()
+	if err != nil {
+		b.Fatal(err)
+	}
+	stmt, err := tx.Prepare(`INSERT INTO records(id, workspace_id, type, title, description_html, description, search_text,
+		status, source, customer_email, dedup_key, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	created := time.Date(2024, 3, 1, 10, 0, 0, 0, time.UTC)
+	for i := 1; i <= rows; i++ {
+		title := fmt.Sprintf("Row %d title", i)
+		desc := "Some description, with a comma\nand a second line"
+		if _, err := stmt.Exec(core.NewIDAt(created), ws, core.RecordFeedback, title, desc, desc, title+"\n"+desc,
+			core.StatusTriage, "CSV", fmt.Sprintf("user%d@acme.com", i%5000), fmt.Sprintf("csv:cli:ext-%d", i),
+			created.UnixMilli(), created.UnixMilli()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		b.Fatal(err)
+	}
+	return time.Since(start)
+}
