@@ -53,3 +53,37 @@ func FuzzBuiltin(f *testing.F) {
 		}
 	})
 }
+
+// FuzzOpenAIParse feeds the openai extractor's answer parser arbitrary bodies: it must not panic, and what
+// it accepts must keep the contract.
+func FuzzOpenAIParse(f *testing.F) {
+	f.Add(`{"choices":[{"finish_reason":"stop","message":{"content":"{\"insights\":[{\"kind\":\"problem\",\"summary\":\"s\",\"quote\":\"The export fails.\",\"sentiment\":\"negative\",\"sentiment_score\":-0.5,\"themes\":[\"Exports\"],\"tags\":[\"export\"]}]}"}}]}`, "The export fails. Love it.")
+	f.Add(`{"choices":[{"message":{"content":"{\"insights\":[{\"kind\":\"praise\",\"quote\":\"love\",\"sentiment_score\":1e308}]}"}}]}`, "Love it.")
+	f.Add(`{"choices":[{"message":{"refusal":"no"}}]}`, "x")
+	f.Add(`{"choices":[]}`, "")
+	f.Add(`not json`, "text")
+	o, err := NewOpenAI(OpenAIConfig{BaseURL: "http://127.0.0.1:1/v1", Model: "m"})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, body, text string) {
+		in := Input{Title: "t", Text: text, Tags: []string{"Export"}}
+		got, err := o.parse([]byte(body), in)
+		if err != nil {
+			return
+		}
+		for _, ins := range got {
+			if !strings.Contains(text, ins.Quote) && !strings.Contains(in.Title, ins.Quote) {
+				t.Fatalf("quote %q is not in the input", ins.Quote)
+			}
+			if ins.Score < -1 || ins.Score > 1 || ins.Themes == nil || ins.Tags == nil || ins.Summary == "" {
+				t.Fatalf("insight breaks the contract: %+v", ins)
+			}
+			for _, tg := range ins.Tags {
+				if tg != "Export" {
+					t.Fatalf("tag %q was not offered", tg)
+				}
+			}
+		}
+	})
+}

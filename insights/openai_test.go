@@ -337,3 +337,36 @@ func TestParseRetryAfter(t *testing.T) {
 		}
 	}
 }
+
+func TestFromConfig(t *testing.T) {
+	tests := []struct {
+		provider, wantName, wantErr string
+		oc                          OpenAIConfig
+	}{
+		{provider: "builtin", wantName: "builtin"},
+		{provider: "", wantName: "builtin"},
+		{provider: "openai", oc: OpenAIConfig{BaseURL: "https://api.openai.com/v1", Model: "gpt-4o-mini"}, wantName: "openai"},
+		{provider: "openai", wantErr: "base_url"},
+		{provider: "off"},
+		{provider: "gpt", wantErr: `unknown provider "gpt"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.provider, func(t *testing.T) {
+			ex, err := FromConfig(tc.provider, tc.oc)
+			switch {
+			case tc.wantErr != "":
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+			case err != nil:
+				t.Fatal(err)
+			case tc.wantName == "":
+				if ex != nil {
+					t.Fatalf("off gave extractor %v", ex)
+				}
+			case ex == nil || ex.Name() != tc.wantName:
+				t.Fatalf("extractor %v, want %s", ex, tc.wantName)
+			}
+		})
+	}
+}
