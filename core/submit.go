@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"html"
 	"strings"
 	"time"
 )
@@ -21,6 +22,7 @@ type Submission struct {
 	Type               RecordType
 	Title              string
 	Description        string // HTML or plain text
+	PlainText          bool   // Description is typed text (email, CSV, Slack): never parsed as markup
 	CustomerEmail      string
 	CustomerName       string
 	Source             string // raw label, normalized
@@ -56,6 +58,9 @@ func (s *Service) Submit(ctx context.Context, ws ID, sub Submission) (Result, er
 	if err != nil {
 		return Result{}, err
 	}
+	if err := s.writable(ctx, ws); err != nil {
+		return Result{}, err
+	}
 	rec, created, err := s.store.CreateRecord(ctx, ws, nr)
 	if err != nil {
 		return Result{}, err
@@ -85,6 +90,9 @@ func (s *Service) SubmitBatch(ctx context.Context, ws ID, subs []Submission) ([]
 	}
 	if len(valid) == 0 {
 		return out, nil
+	}
+	if err := s.writable(ctx, ws); err != nil {
+		return nil, err
 	}
 	res, err := s.store.CreateRecords(ctx, ws, valid)
 	if err != nil {
@@ -129,12 +137,16 @@ func (s *Service) prepare(sub Submission) (NewRecord, error) {
 		return NewRecord{}, err
 	}
 	if d := strings.TrimSpace(sub.Description); d != "" {
-		if IsHTML(d) {
+		switch {
+		case sub.PlainText:
+			nr.DescriptionHTML, nr.Description = html.EscapeString(d), d
+		case IsHTML(d):
 			nr.DescriptionHTML = s.sanitizer.Sanitize(d)
 			nr.Description = HTMLToText(nr.DescriptionHTML)
-		} else {
+		default:
 			nr.DescriptionHTML, nr.Description = d, d
 		}
+		nr.Description = StripTags(nr.Description)
 	}
 	if e := strings.TrimSpace(sub.CustomerEmail); e != "" {
 		addr, err := ParseEmail(e)
@@ -157,6 +169,16 @@ func (s *Service) prepare(sub Submission) (NewRecord, error) {
 	nr.SearchText = Fold(nr.Title + "\n" + nr.Description)
 	nr.EnqueueInsight = nr.Type == RecordFeedback && nr.Description != ""
 	return nr, nil
+}
+
+// writable refuses writes to a workspace that is missing or suspended, whichever path they come from (an
+// API key of a suspended workspace is refused earlier, at authentication).
+func (s *Service) writable(ctx context.Context, ws ID) error {
+	w, err := s.store.Workspace(ctx, ws)
+	if err == nil && w.Suspended {
+		return ErrWorkspaceNotFound
+	}
+	return err
 }
 
 // checkIDs validates the layout of referenced ids and removes repeated tags; whether they exist in the

@@ -94,5 +94,18 @@ func HTMLToText(s string) string {
 	return strings.TrimSpace(manyBlankLines.ReplaceAllString(strings.Join(lines, "\n"), "\n\n"))
 }
 
+// tagLike matches real tag shapes only: <name …>, </name>, <!…>. Angle-bracketed links and addresses that
+// plain mail is full of (<https://…>, <jane@acme.com>) do not match.
+var tagLike = regexp.MustCompile(`</?[a-zA-Z][a-zA-Z0-9-]*(?:[\s/][^<>]*)?>|<![^<>]*>`)
+
+// StripTags removes anything shaped like a tag from plain text, repeatedly, so that a description decoded
+// from entities (&lt;script&gt;) or typed as text can never carry markup into a response.
+func StripTags(s string) string {
+	for i := 0; i < 8 && tagLike.MatchString(s); i++ {
+		s = tagLike.ReplaceAllString(s, "")
+	}
+	return s
+}
+
 // runeLen counts characters, the unit of every length limit in the contract.
 func runeLen(s string) int { return utf8.RuneCountInString(s) }

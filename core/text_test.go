@@ -68,3 +68,21 @@ func FuzzHTMLToText(f *testing.F) {
 		}
 	})
 }
+
+func TestStripTags(t *testing.T) {
+	cases := map[string]string{
+		"a < b and c > d":                "a < b and c > d",
+		"<script>alert(1)</script>":      "alert(1)",
+		"<<script>script>x</script>":     "x",
+		"keep 3 <= 4":                    "keep 3 <= 4",
+		"see <https://acme.com/x>":       "see <https://acme.com/x>",
+		"From: Jane <jane@acme.com>":     "From: Jane <jane@acme.com>",
+		"a<!-- hidden -->b":              "ab",
+		"<img src=x onerror=alert(1)//>": "",
+	}
+	for in, want := range cases {
+		if got := StripTags(in); got != want {
+			t.Errorf("StripTags(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -51,7 +51,9 @@ func throwawayPostgres(t *testing.T) (url string, restart func()) {
 	}
 	pgctl := bins[len(bins)-1]
 	restart = func() {
-		c := exec.Command("runuser", "-u", "postgres", "--", pgctl, "-D", filepath.Join(dir, "data"), "-m", "fast", "-w", "-t", "60", "restart")
+		// -l keeps the server's output out of our pipe: otherwise the new postmaster holds it open and the
+		// command never returns.
+		c := exec.Command("runuser", "-u", "postgres", "--", pgctl, "-D", filepath.Join(dir, "data"), "-l", filepath.Join(dir, "restart.log"), "-m", "fast", "-w", "-t", "60", "restart")
 		if out, err := c.CombinedOutput(); err != nil {
 			t.Fatalf("restart PostgreSQL: %v: %s", err, out)
 		}

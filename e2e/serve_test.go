@@ -67,7 +67,7 @@ func TestGracefulShutdownKeepsAcknowledgedWrites(t *testing.T) {
 				req, _ := http.NewRequest("POST", d.url("/api/records/feedback"), stringsReader(body))
 				req.Header.Set("x-api-key", key)
 				req.Header.Set("Content-Type", "application/json")
-				resp, err := http.DefaultClient.Do(req)
+				resp, err := client.Do(req)
 				if err != nil {
 					return // the listener is closed: no answer, nothing acknowledged
 				}

@@ -30,8 +30,10 @@ func TestCommandCreatesRecords(t *testing.T) {
 			"Offline mode", "", "jane@gmail.com", "", "Saved Idea “Offline mode” for jane@gmail.com"},
 		{"escaped forms become text", "/feedback", "<@U024BE7LH|jane> says Q&amp;A is broken | see <https://acme.com/qa|the page> in <#C024BE7LR|support> <!here>",
 			core.RecordFeedback, "@jane says Q&A is broken", "see the page (https://acme.com/qa) in #support @here", "", "", "@jane says Q&amp;A is broken"},
-		{"markup is kept as typed", "/feedback", "Layout | the &lt;div&gt; is misaligned &amp; &lt;script&gt; too", core.RecordFeedback,
-			"Layout", "the <div> is misaligned & <script> too", "", "", "Saved Feedback “Layout”"},
+		// Descriptions are plain text that never carries a tag into a response (core.StripTags); the
+		// ampersand and other text survive.
+		{"typed tags never reach a response", "/feedback", "Layout | the &lt;div&gt; is misaligned &amp; &lt;script&gt; too", core.RecordFeedback,
+			"Layout", "the  is misaligned &  too", "", "", "Saved Feedback “Layout”"},
 		{"title shown escaped", "/idea", "a &lt;b&gt; c", core.RecordIdea, "a <b> c", "", "", "", "“a &lt;b&gt; c”"},
 	}
 	for _, tt := range tests {
