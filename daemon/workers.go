@@ -1,8 +1,6 @@
 package daemon
 
 import (
-	"fmt"
-
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/sirupsen/logrus"
 
@@ -14,19 +12,15 @@ import (
 // newWorkers builds the insight pool for the configured provider; nil when insights are off (jobs then stay
 // queued, durably, until a daemon with a provider drains them).
 func newWorkers(cfg *config.Config, st core.Store, reg prometheus.Registerer, log *logrus.Entry) (*insights.Pool, error) {
-	var ex insights.Extractor
-	switch cfg.Insights.Provider {
-	case "off":
+	ex, err := insights.FromConfig(cfg.Insights.Provider, insights.OpenAIConfig{
+		BaseURL: cfg.Insights.OpenAI.BaseURL, APIKey: cfg.Insights.OpenAI.APIKey, Model: cfg.Insights.OpenAI.Model,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if ex == nil {
 		log.Info("insights: provider off; feedback stays queued")
 		return nil, nil
-	case "openai":
-		o, err := insights.NewOpenAI(insights.OpenAIConfig{BaseURL: cfg.Insights.OpenAI.BaseURL, APIKey: cfg.Insights.OpenAI.APIKey, Model: cfg.Insights.OpenAI.Model})
-		if err != nil {
-			return nil, fmt.Errorf("insights: %w", err)
-		}
-		ex = o
-	default:
-		ex = insights.NewBuiltin(0)
 	}
 	return insights.NewPool(st, ex, insights.PoolConfig{
 		Workers:     cfg.Insights.Workers,
