@@ -15,18 +15,26 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/feedbridge/feedbridge/core"
-	"github.com/feedbridge/feedbridge/store/sqlite"
+	"github.com/feedbridge/feedbridge/store/postgres/pgtest"
 )
 
 var benchRows = flag.Int("bench-rows", 100_000, "rows in the file of BenchmarkImport (the issue's figure uses 1000000)")
 
-// BenchmarkImport imports a generated file through the whole importer into a fresh SQLite store, then
-// inserts the same rows into another fresh store of the same schema with one prepared INSERT in one
-// transaction, the physical limit. It reports both rates, their ratio and the peak heap of the import.
+// BenchmarkImport imports a generated file through the whole importer into a fresh store, then inserts
+// the same rows into another fresh store of the same schema as fast as the database takes them (SQLite:
+// one prepared INSERT in one transaction; PostgreSQL: COPY). It reports both rates, their ratio and the
+// peak heap of the import. PostgreSQL runs when FEEDBRIDGE_TEST_POSTGRES_URL is set.
 //
 //	go test ./connectors/csvimport -run '^$' -bench Import -benchtime 1x -bench-rows 1000000
 func BenchmarkImport(b *testing.B) {
+	b.Run("sqlite", func(b *testing.B) { benchImport(b, "sqlite") })
+	b.Run("postgres", func(b *testing.B) { benchImport(b, "postgres") })
+}
+
+func benchImport(b *testing.B, backend string) {
 	dir := b.TempDir()
 	in := filepath.Join(dir, "bench.csv")
 	f, err := os.Create(in)
@@ -40,7 +48,7 @@ func BenchmarkImport(b *testing.B) {
 	var importTime, rawTime time.Duration
 	var peak uint64
 	for i := 0; b.Loop(); i++ {
-		svc, ws := benchService(b, filepath.Join(dir, fmt.Sprintf("import-%d.db", i)))
+		svc, ws, _ := benchService(b, backend, filepath.Join(dir, fmt.Sprintf("import-%d.db", i)))
 		stop := samplePeakHeap(&peak)
 		start := time.Now()
 		run, err := ImportFile(context.Background(), svc, ws, in, Options{})
@@ -51,7 +59,11 @@ func BenchmarkImport(b *testing.B) {
 		}
 		svc.Store().Close()
 
-		rawTime += rawInsert(b, filepath.Join(dir, fmt.Sprintf("raw-%d.db", i)), *benchRows)
+		if backend == "postgres" {
+			rawTime += rawCopy(b, *benchRows)
+		} else {
+			rawTime += rawInsert(b, filepath.Join(dir, fmt.Sprintf("raw-%d.db", i)), *benchRows)
+		}
 	}
 	rows := float64(*benchRows * b.N)
 	importRate, rawRate := rows/importTime.Seconds(), rows/rawTime.Seconds()
@@ -61,8 +73,13 @@ func BenchmarkImport(b *testing.B) {
 	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 }
 
-func benchService(b *testing.B, path string) (*core.Service, core.ID) {
-	st, err := sqlite.Open(context.Background(), path)
+// benchService opens a fresh store with one workspace: the SQLite file at path, or a new PostgreSQL schema.
+func benchService(b *testing.B, backend, path string) (*core.Service, core.ID, string) {
+	dsn := path
+	if backend == "postgres" {
+		dsn = pgtest.URL(b)
+	}
+	st, err := openStore(context.Background(), backend, dsn)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -71,7 +88,50 @@ func benchService(b *testing.B, path string) (*core.Service, core.ID) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return svc, w.ID
+	return svc, w.ID, dsn
+}
+
+// benchRow is row i of rowSource as the raw baselines store it.
+func benchRow(i int) (title, desc, email, dedup string) {
+	return fmt.Sprintf("Row %d title", i), "Some description, with a comma\nand a second line",
+		fmt.Sprintf("user%d@acme.com", i%5000), fmt.Sprintf("csv:cli:ext-%d", i)
+}
+
+// rawCopy COPYs the rows into the records table of a fresh PostgreSQL schema.
+func rawCopy(b *testing.B, rows int) time.Duration {
+	svc, ws, dsn := benchService(b, "postgres", "")
+	svc.Store().Close()
+	ctx := context.Background()
+	u, err := url.Parse(dsn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	q := u.Query()
+	q.Del("pool_max_conns") // a pool setting that a single connection refuses
+	u.RawQuery = q.Encode()
+	conn, err := pgx.Connect(ctx, u.String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	created := time.Date(2024, 3, 1, 10, 0, 0, 0, time.UTC)
+	start := time.Now()
+	n, err := conn.CopyFrom(ctx, pgx.Identifier{"records"},
+		[]string{"workspace_id", "id", "type", "title", "description_html", "description", "search_text", "status",
+			"source", "customer_email", "dedup_key", "created_at", "updated_at"},
+		pgx.CopyFromFunc(func() ([]any, error) {
+			if rows == 0 {
+				return nil, nil
+			}
+			title, desc, email, dedup := benchRow(rows)
+			rows--
+			return []any{string(ws), string(core.NewIDAt(created)), string(core.RecordFeedback), title, desc, desc,
+				title + "\n" + desc, core.StatusTriage, "CSV", email, dedup, created, created}, nil
+		}))
+	if err != nil || n == 0 {
+		b.Fatalf("copy: %d rows, %v", n, err)
+	}
+	return time.Since(start)
 }
 
 // samplePeakHeap records the largest heap in use until the returned stop is called.
@@ -92,7 +152,7 @@ func samplePeakHeap(peak *uint64) (stop func()) {
 // rawInsert writes rows shaped like rowSource's into the records table of a fresh store file with a
 // prepared statement in one transaction, as fast as SQLite takes them.
 func rawInsert(b *testing.B, path string, rows int) time.Duration {
-	svc, ws := benchService(b, path)
+	svc, ws, _ := benchService(b, "sqlite", path)
 	svc.Store().Close()
 	// The store's own connection settings, so that only the way of inserting differs.
 	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+
@@ -114,11 +174,9 @@ func rawInsert(b *testing.B, path string, rows int) time.Duration {
 	}
 	created := time.Date(2024, 3, 1, 10, 0, 0, 0, time.UTC)
 	for i := 1; i <= rows; i++ {
-		title := fmt.Sprintf("Row %d title", i)
-		desc := "Some description, with a comma\nand a second line"
+		title, desc, email, dedup := benchRow(i)
 		if _, err := stmt.Exec(core.NewIDAt(created), ws, core.RecordFeedback, title, desc, desc, title+"\n"+desc,
-			core.StatusTriage, "CSV", fmt.Sprintf("user%d@acme.com", i%5000), fmt.Sprintf("csv:cli:ext-%d", i),
-			created.UnixMilli(), created.UnixMilli()); err != nil {
+			core.StatusTriage, "CSV", email, dedup, created.UnixMilli(), created.UnixMilli()); err != nil {
 			b.Fatal(err)
 		}
 	}

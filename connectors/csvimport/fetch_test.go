@@ -183,7 +183,10 @@ func TestScheduleNeverOverlaps(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a schedule for several seconds")
 	}
-	e := newTestEnv(t)
+	forEachBackend(t, testScheduleNeverOverlaps)
+}
+
+func testScheduleNeverOverlaps(t *testing.T, e *testEnv) {
 	var active, most, hits atomic.Int32
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n := active.Add(1)

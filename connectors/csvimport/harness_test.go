@@ -10,24 +10,48 @@ import (
 	"github.com/sirupsen/logrus/hooks/test"
 
 	"github.com/feedbridge/feedbridge/core"
+	"github.com/feedbridge/feedbridge/store/postgres"
+	"github.com/feedbridge/feedbridge/store/postgres/pgtest"
 	"github.com/feedbridge/feedbridge/store/sqlite"
 )
 
-// testEnv is a real SQLite-backed service with one workspace.
+// testEnv is a real store-backed service with one workspace, and a directory for files.
 type testEnv struct {
-	svc   *core.Service
-	store *sqlite.Store
-	ws    core.ID
-	dir   string
-	log   *logrus.Entry
-	hook  *test.Hook
+	svc     *core.Service
+	store   core.Store
+	backend string // "sqlite" or "postgres"
+	dsn     string // what openStore needs to open the same store again (another process)
+	ws      core.ID
+	dir     string
+	log     *logrus.Entry
+	hook    *test.Hook
 }
 
-func newTestEnv(t testing.TB) *testEnv {
+// openStore opens a store of the named backend; dsn is a SQLite path or a PostgreSQL URL.
+func openStore(ctx context.Context, backend, dsn string) (core.Store, error) {
+	if backend == "postgres" {
+		return postgres.Open(ctx, dsn)
+	}
+	return sqlite.Open(ctx, dsn)
+}
+
+// forEachBackend runs fn on SQLite, and on PostgreSQL when FEEDBRIDGE_TEST_POSTGRES_URL is set.
+func forEachBackend(t *testing.T, fn func(t *testing.T, e *testEnv)) {
+	t.Run("sqlite", func(t *testing.T) { fn(t, newTestEnvOn(t, "sqlite")) })
+	t.Run("postgres", func(t *testing.T) { fn(t, newTestEnvOn(t, "postgres")) })
+}
+
+func newTestEnv(t testing.TB) *testEnv { return newTestEnvOn(t, "sqlite") }
+
+func newTestEnvOn(t testing.TB, backend string) *testEnv {
 	t.Helper()
 	dir := t.TempDir()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(dir, "feedbridge.db"))
+	dsn := filepath.Join(dir, "feedbridge.db")
+	if backend == "postgres" {
+		dsn = pgtest.URL(t) // skips the test when no server is configured
+	}
+	st, err := openStore(ctx, backend, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +62,7 @@ func newTestEnv(t testing.TB) *testEnv {
 		t.Fatal(err)
 	}
 	logger, hook := test.NewNullLogger()
-	return &testEnv{svc: svc, store: st, ws: w.ID, dir: dir, log: logrus.NewEntry(logger), hook: hook}
+	return &testEnv{svc: svc, store: st, backend: backend, dsn: dsn, ws: w.ID, dir: dir, log: logrus.NewEntry(logger), hook: hook}
 }
 
 // write creates a file under the env's directory and returns its path.

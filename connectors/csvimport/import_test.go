@@ -21,8 +21,9 @@ const sampleCSV = "Subject;Body;E-Mail;Name;Channel;Created;Tags\r\n" +
 	"Bad email;x;not-an-address;;;;\r\n" +
 	"Crash;\"multi\r\nline\";;;excel;;\r\n"
 
-func TestImportFile(t *testing.T) {
-	e := newTestEnv(t)
+func TestImportFile(t *testing.T) { forEachBackend(t, testImportFile) }
+
+func testImportFile(t *testing.T, e *testEnv) {
 	ctx := context.Background()
 	if _, err := e.svc.AddLookups(ctx, e.ws, core.LookupTag, []string{"UI", "theme", "billing"}); err != nil {
 		t.Fatal(err)
@@ -108,26 +109,28 @@ func TestImportTwiceCreatesNothingNew(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newTestEnv(t)
-			in := e.write(t, "f.csv", tt.csv)
-			for i, want := range []struct{ created, dups int }{{3, 0}, {0, 3}} {
-				run, err := ImportFile(context.Background(), e.svc, e.ws, in, Options{})
-				if err != nil {
-					t.Fatal(err)
+			forEachBackend(t, func(t *testing.T, e *testEnv) {
+				in := e.write(t, "f.csv", tt.csv)
+				for i, want := range []struct{ created, dups int }{{3, 0}, {0, 3}} {
+					run, err := ImportFile(context.Background(), e.svc, e.ws, in, Options{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if run.Created != want.created || run.Duplicates != want.dups || run.Failed != 0 {
+						t.Fatalf("import %d: %+v, want created %d duplicates %d", i+1, run, want.created, want.dups)
+					}
 				}
-				if run.Created != want.created || run.Duplicates != want.dups || run.Failed != 0 {
-					t.Fatalf("import %d: %+v, want created %d duplicates %d", i+1, run, want.created, want.dups)
+				if n := len(e.records(t, core.RecordFeedback)); n != 3 {
+					t.Errorf("%d records, want 3", n)
 				}
-			}
-			if n := len(e.records(t, core.RecordFeedback)); n != 3 {
-				t.Errorf("%d records, want 3", n)
-			}
+			})
 		})
 	}
 }
 
-func TestExternalIDScope(t *testing.T) {
-	e := newTestEnv(t)
+func TestExternalIDScope(t *testing.T) { forEachBackend(t, testExternalIDScope) }
+
+func testExternalIDScope(t *testing.T, e *testEnv) {
 	ctx := context.Background()
 	first := e.write(t, "a.csv", "external_id,title\n7,Original\n7,Same id in the same file\n")
 	changed := e.write(t, "b.csv", "external_id,title\n7,Edited title\n")
@@ -157,8 +160,9 @@ func TestExternalIDScope(t *testing.T) {
 	}
 }
 
-func TestDryRunWritesNothing(t *testing.T) {
-	e := newTestEnv(t)
+func TestDryRunWritesNothing(t *testing.T) { forEachBackend(t, testDryRunWritesNothing) }
+
+func testDryRunWritesNothing(t *testing.T, e *testEnv) {
 	ctx := context.Background()
 	in := e.write(t, "export.csv", sampleCSV)
 	var progress []core.ImportRun

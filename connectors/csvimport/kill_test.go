@@ -6,17 +6,15 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/feedbridge/feedbridge/core"
-	"github.com/feedbridge/feedbridge/store/sqlite"
 )
 
-// killChildEnv carries "db path|workspace|csv path" to the child process of TestKillMidImport.
+// killChildEnv carries "backend|dsn|workspace|csv path" to the child process of TestKillMidImport.
 const killChildEnv = "CSVIMPORT_KILL_CHILD"
 
 // TestKillMidImport kills an importing process with SIGKILL part-way through a file, imports the file
@@ -29,7 +27,10 @@ func TestKillMidImport(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a child process")
 	}
-	e := newTestEnv(t)
+	forEachBackend(t, testKillMidImport)
+}
+
+func testKillMidImport(t *testing.T, e *testEnv) {
 	const rows = 6_000
 	var sb strings.Builder
 	sb.WriteString("id,title,body,email\n")
@@ -39,7 +40,7 @@ func TestKillMidImport(t *testing.T) {
 	in := e.write(t, "big.csv", sb.String())
 
 	cmd := exec.Command(os.Args[0], "-test.run=^TestKillMidImport$", "-test.v")
-	cmd.Env = append(os.Environ(), killChildEnv+"="+strings.Join([]string{filepath.Join(e.dir, "feedbridge.db"), string(e.ws), in}, "|"))
+	cmd.Env = append(os.Environ(), killChildEnv+"="+strings.Join([]string{e.backend, e.dsn, string(e.ws), in}, "|"))
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -80,12 +81,12 @@ func TestKillMidImport(t *testing.T) {
 
 func killChild(t *testing.T, spec string) {
 	parts := strings.Split(spec, "|")
-	st, err := sqlite.Open(context.Background(), parts[0])
+	st, err := openStore(context.Background(), parts[0], parts[1])
 	if err != nil {
 		t.Fatal(err)
 	}
 	svc := core.NewService(st, core.Options{})
-	_, err = ImportFile(context.Background(), svc, core.ID(parts[1]), parts[2], Options{BatchSize: 100, Progress: func(r core.ImportRun) {
+	_, err = ImportFile(context.Background(), svc, core.ID(parts[2]), parts[3], Options{BatchSize: 100, Progress: func(r core.ImportRun) {
 		fmt.Printf("progress %d\n", r.Rows)
 		time.Sleep(5 * time.Millisecond)
 	}})
