@@ -20,7 +20,7 @@ import (
 
 // PoolConfig tunes the worker pool; zero values are sensible defaults.
 type PoolConfig struct {
-	Workers      int           // concurrent jobs (insights.workers); ≤ 0 means 1
+	Workers      int           // concurrent jobs (insights.workers); 0 runs none here: Run only keeps the metrics
 	Lease        time.Duration // how long a claim holds a job (default 5m); extraction is cut off before it ends
 	PollInterval time.Duration // how often an idle pool looks for due jobs (default 1s)
 	MaxAttempts  int           // attempts before a job is kept as failed (Service.JobAttempts); ≤ 0: the job's own
@@ -49,8 +49,8 @@ func NewPool(store core.Store, ex Extractor, cfg PoolConfig) (*Pool, error) {
 	if store == nil || ex == nil {
 		return nil, errors.New("insights: pool needs a store and an extractor")
 	}
-	if cfg.Workers <= 0 {
-		cfg.Workers = 1
+	if cfg.Workers < 0 {
+		return nil, errors.New("insights: workers must not be negative")
 	}
 	if cfg.Lease <= 0 {
 		cfg.Lease = 5 * time.Minute
@@ -121,7 +121,12 @@ func (p *Pool) Run(ctx context.Context) error {
 		defer wg.Done()
 		p.watchDepth(ctx)
 	}()
-	p.dispatch(ctx, jobs, free)
+	if p.cfg.Workers > 0 {
+		p.dispatch(ctx, jobs, free)
+	} else {
+		// insights.workers 0: another replica drains the queue; this one only reports its depth.
+		<-ctx.Done()
+	}
 	close(jobs)
 	wg.Wait()
 	return nil

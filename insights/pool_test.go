@@ -412,6 +412,9 @@ func TestNewPool(t *testing.T) {
 	if _, err := NewPool(nil, NewBuiltin(0), PoolConfig{}); err == nil {
 		t.Error("a pool without a store was accepted")
 	}
+	if _, err := NewPool(e.st, NewBuiltin(0), PoolConfig{Workers: -1}); err == nil {
+		t.Error("a negative worker count was accepted")
+	}
 	p, err := NewPool(e.st, NewBuiltin(0), PoolConfig{BaseBackoff: time.Second, MaxBackoff: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -429,5 +432,23 @@ func TestNewPool(t *testing.T) {
 		if got := p.backoffFor(tc.attempt, tc.retryAfter); got < tc.lo || got > tc.hi {
 			t.Errorf("backoffFor(%d, %v) = %v, want within [%v, %v]", tc.attempt, tc.retryAfter, got, tc.lo, tc.hi)
 		}
+	}
+}
+
+func TestPoolWithoutWorkersLeavesQueue(t *testing.T) {
+	e := newQueueEnv(t, openSQLite, 0, nil)
+	e.feedback("waits", "The export is broken.")
+	reg := prometheus.NewRegistry()
+	p, err := NewPool(e.st, NewBuiltin(0), PoolConfig{Workers: 0, PollInterval: 10 * time.Millisecond, Metrics: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := start(t, p)
+	waitFor(t, "the depth gauge", func() bool { return testutil.ToFloat64(p.metrics.depth) == 1 })
+	p.Wake()
+	time.Sleep(100 * time.Millisecond)
+	stop()
+	if got := e.depth(); got != 1 {
+		t.Errorf("queue depth %d: a pool with 0 workers must leave the job to other replicas", got)
 	}
 }
