@@ -41,11 +41,17 @@ func (g *feedbackGen) sentence(words int) string {
 	return string(r) + "."
 }
 
-// record returns a feedback of about 250 bytes created at a time within the two years before end.
+// record returns a feedback of about 250 bytes created at a random time within the two years before end,
+// as an import of old data has them.
 func (g *feedbackGen) record(end time.Time) core.NewRecord {
+	return g.recordAt(end.Add(-time.Duration(g.rng.Int64N(int64(2 * 365 * 24 * time.Hour)))))
+}
+
+// recordAt returns a feedback of about 250 bytes created at at.
+func (g *feedbackGen) recordAt(at time.Time) core.NewRecord {
+	at = at.UTC().Truncate(time.Millisecond)
 	title := g.sentence(4 + g.rng.IntN(5))
 	desc := g.sentence(10+g.rng.IntN(10)) + " " + g.sentence(8+g.rng.IntN(8))
-	at := end.Add(-time.Duration(g.rng.Int64N(int64(2 * 365 * 24 * time.Hour)))).UTC().Truncate(time.Millisecond)
 	n := g.rng.IntN(200)
 	return core.NewRecord{
 		ID: core.NewIDAt(at), Type: core.RecordFeedback, Title: title, DescriptionHTML: desc, Description: desc,

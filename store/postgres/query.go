@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/jackc/pgx/v5"
 
@@ -76,14 +77,51 @@ func (s *Store) record(ctx context.Context, q querier, ws, id core.ID) (core.Rec
 }
 
 // Records returns one page of a listing in (createdAt, id) order after the cursor.
+//
+// The listing runs as an unnamed statement (pgx's exec mode) so that PostgreSQL plans every search with
+// its actual pattern: a cached generic plan cannot tell a common word, best served by walking the listing
+// index newest first, from a rare one, best served by the trigram index. A pattern without three letters
+// or digits in a row has no trigram, and pg_trgm would read its whole index for it; such a search runs
+// with bitmap scans off, so that the choice is between the listing index (common text) and a sequential
+// scan (rare text).
 func (s *Store) Records(ctx context.Context, ws core.ID, q core.ListQuery) ([]core.Record, error) {
 	sql, args := listSQL(ws, q)
-	rows, err := s.pool.Query(ctx, sql, args...)
-	if err != nil {
-		return nil, fail("records", err)
+	args = append([]any{pgx.QueryExecModeExec}, args...)
+	var out []core.Record
+	read := func(db querier) error {
+		rows, err := db.Query(ctx, sql, args...)
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (core.Record, error) { return scanRecord(r) })
+		return err
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (core.Record, error) { return scanRecord(r) })
-	return out, fail("records", err)
+	if q.Search == "" || hasTrigram(q.Search) {
+		return out, fail("records", read(s.pool))
+	}
+	err := s.inTx(ctx, "records", func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SET LOCAL enable_bitmapscan = off`); err != nil {
+			return err
+		}
+		return read(tx)
+	})
+	return out, err
+}
+
+// hasTrigram reports whether s holds three letters or digits in a row, the least pg_trgm needs to look a
+// LIKE pattern up in its index.
+func hasTrigram(s string) bool {
+	run := 0
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if run++; run == 3 {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
 }
 
 // listSQL builds the listing: the filtered, ordered, limited page of records first (so that the planner
