@@ -187,6 +187,11 @@ func TestIdempotencyKey(t *testing.T) {
 		if ws.IdeasUsed != 2 {
 			t.Errorf("ideas used %d, want 2", ws.IdeasUsed)
 		}
+		// At the limit a replay still answers 201 with the first record; only new keys are refused.
+		e.post("/api/records/idea", `{"title":"third of three"}`).want(t, 201)
+		body := `{"title":"Once only","description":"hello"}`
+		post("", "/api/records/idea", body, "k-/api/records/idea").want(t, 201)
+		post("", "/api/records/idea", body, "k3").want(t, 402)
 		for _, bad := range []string{" ", repeat("k", 256), "tab\there"} {
 			post("", "/api/records/feedback", `{"title":"x"}`, bad).want(t, 400)
 		}
