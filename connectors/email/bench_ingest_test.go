@@ -1,0 +1,153 @@
+package email
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"runtime"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/emersion/go-imap/v2"
+	"github.com/emersion/go-imap/v2/imapclient"
+)
+
+// benchTemplates are the shapes of mail the benchmark ingests: forwards of every client, direct mail in
+// several charsets, HTML-only mail.
+var benchTemplates = []string{
+	"gmail_forward", "outlook_desktop_forward", "outlook_de_forward", "outlook_web_forward", "apple_mail_forward",
+	"thunderbird_forward", "rfc822_attachment", "direct_plain", "gmail_reply_quoted", "charset_windows1252",
+	"html_only", "outlook_web_html_only",
+}
+
+var messageIDLine = regexp.MustCompile(`(?im)^message-id:[^\n]*\n`)
+
+// benchMessages makes n distinct messages (each with its own Message-ID) from the templates.
+func benchMessages(b *testing.B, n int) [][]byte {
+	tmpl := corpus(b, benchTemplates...)
+	out := make([][]byte, n)
+	for i := range out {
+		raw := messageIDLine.ReplaceAll(tmpl[i%len(tmpl)], nil)
+		out[i] = append([]byte(fmt.Sprintf("Message-ID: <bench-%d-%s@example.net>\r\n", i, randomHex(4))), raw...)
+	}
+	return out
+}
+
+// BenchmarkIngest ingests N messages (FEEDBRIDGE_BENCH_MESSAGES, default 2000) from Dovecot when
+// FEEDBRIDGE_TEST_IMAP_ADDR is set, else from the memory server, into a SQLite store, and reports messages/s
+// beside the raw rate of the same IMAP client fetching the same messages without processing them, measured
+// in the same run. Run with -benchtime=1x.
+func BenchmarkIngest(b *testing.B) {
+	n := 2000
+	if v, err := strconv.Atoi(os.Getenv("FEEDBRIDGE_BENCH_MESSAGES")); err == nil && v > 0 {
+		n = v
+	}
+	for b.Loop() {
+		b.StopTimer()
+		tg := benchTarget(b)
+		msgs := benchMessages(b, n)
+		tg.create(b, tg.box("Feedback"))
+		appendMany(b, tg, tg.box("Feedback"), msgs)
+
+		rawStart := time.Now()
+		if got := rawFetch(b, tg, tg.box("Feedback")); got != n {
+			b.Fatalf("raw fetch read %d messages, want %d", got, n)
+		}
+		raw := time.Since(rawStart)
+
+		fx := newFixture(b)
+		s := fx.build(b, fx.entryConfig(tg, map[string]any{"poll_interval": "1h"}))
+		var peak atomic.Uint64
+		stopSampling := sampleHeap(&peak)
+		ingestStart := time.Now()
+		b.StartTimer()
+		stop := run(b, s)
+		for fx.counter(b, "feedbridge_email_records_created_total") < float64(n) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		ingest := time.Since(ingestStart)
+		b.StopTimer()
+		stop()
+		stopSampling()
+
+		rawRate, ingestRate := float64(n)/raw.Seconds(), float64(n)/ingest.Seconds()
+		b.ReportMetric(ingestRate, "ingest-msgs/s")
+		b.ReportMetric(rawRate, "raw-fetch-msgs/s")
+		b.ReportMetric(ingestRate/rawRate, "ratio")
+		b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MB")
+		b.Logf("%s: %d messages; raw fetch %v (%.0f/s), ingest %v (%.0f/s), ratio %.2f, peak heap %.1f MB",
+			tg.name, n, raw.Round(time.Millisecond), rawRate, ingest.Round(time.Millisecond), ingestRate,
+			ingestRate/rawRate, float64(peak.Load())/(1<<20))
+		b.StartTimer()
+	}
+}
+
+func benchTarget(b *testing.B) *imapTarget {
+	if addr := os.Getenv("FEEDBRIDGE_TEST_IMAP_ADDR"); addr != "" {
+		return &imapTarget{name: "dovecot", addr: addr, prefix: "b" + randomHex(4) + "-",
+			user: os.Getenv("FEEDBRIDGE_TEST_IMAP_USER"), pass: os.Getenv("FEEDBRIDGE_TEST_IMAP_PASS")}
+	}
+	return startMemServer(b, memOptions{})
+}
+
+// appendMany delivers messages over one connection.
+func appendMany(b *testing.B, tg *imapTarget, mailbox string, msgs [][]byte) {
+	tg.appendRaw(b, mailbox, msgs...)
+}
+
+// rawFetch is the baseline: the same client, the same batches of UID FETCH BODY.PEEK[], nothing done with
+// the bytes.
+func rawFetch(b *testing.B, tg *imapTarget, mailbox string) int {
+	c := tg.client(b)
+	if _, err := c.Select(mailbox, nil).Wait(); err != nil {
+		b.Fatal(err)
+	}
+	data, err := c.UIDSearch(&imap.SearchCriteria{}, nil).Wait()
+	if err != nil {
+		b.Fatal(err)
+	}
+	uids := data.AllUIDs()
+	count := 0
+	for len(uids) > 0 {
+		k := min(batchSize, len(uids))
+		cmd := c.Fetch(imap.UIDSetNum(uids[:k]...), &imap.FetchOptions{UID: true, InternalDate: true, BodySection: []*imap.FetchItemBodySection{{Peek: true}}})
+		for msg := cmd.Next(); msg != nil; msg = cmd.Next() {
+			for item := msg.Next(); item != nil; item = msg.Next() {
+				if body, ok := item.(imapclient.FetchItemDataBodySection); ok {
+					io.Copy(io.Discard, body.Literal)
+				}
+			}
+			count++
+		}
+		if err := cmd.Close(); err != nil {
+			b.Fatal(err)
+		}
+		uids = uids[k:]
+	}
+	return count
+}
+
+// sampleHeap records the largest in-use heap every 10 ms until the returned func is called.
+func sampleHeap(peak *atomic.Uint64) func() {
+	done := make(chan struct{})
+	go func() {
+		var ms runtime.MemStats
+		t := time.NewTicker(10 * time.Millisecond)
+		defer t.Stop()
+		for {
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse > peak.Load() {
+				peak.Store(ms.HeapInuse)
+			}
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() { close(done) }
+}

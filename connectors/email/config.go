@@ -1,0 +1,176 @@
+package email
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/feedbridge/feedbridge/config"
+	"github.com/feedbridge/feedbridge/core"
+)
+
+// Config is one `connectors.email` entry (contract §4): one mailbox of one IMAP account, bound to a workspace.
+type Config struct {
+	Name             string        `koanf:"name"`
+	Workspace        string        `koanf:"workspace"`
+	Server           string        `koanf:"server"`         // host:port; the port defaults to 993 (tls) or 143
+	Security         string        `koanf:"security"`       // tls (default) | starttls | none
+	AllowInsecure    bool          `koanf:"allow_insecure"` // security none to a host that is not loopback
+	Username         string        `koanf:"username"`
+	Password         string        `koanf:"password"` // secret, may be file:/path
+	Auth             string        `koanf:"auth"`     // password (default) | xoauth2
+	OAuth2           OAuth2Config  `koanf:"oauth2"`
+	Mailbox          string        `koanf:"mailbox"`           // INBOX by default
+	ProcessedMailbox string        `koanf:"processed_mailbox"` // empty: flag \Seen and leave in place
+	FailedMailbox    string        `koanf:"failed_mailbox"`    // empty: flag \Flagged and leave in place
+	InternalDomains  []string      `koanf:"internal_domains"`
+	PollInterval     time.Duration `koanf:"poll_interval"` // 60s by default
+	Idle             *bool         `koanf:"idle"`          // true by default
+}
+
+// OAuth2Config is the refresh-token flow used with auth xoauth2 (Gmail, Microsoft 365).
+type OAuth2Config struct {
+	TokenURL     string `koanf:"token_url"`
+	ClientID     string `koanf:"client_id"`
+	ClientSecret string `koanf:"client_secret"` // secret, may be file:/path
+	RefreshToken string `koanf:"refresh_token"` // secret, may be file:/path
+}
+
+// Security modes and auth methods.
+const (
+	SecurityTLS      = "tls"
+	SecurityStartTLS = "starttls"
+	SecurityNone     = "none"
+	AuthPassword     = "password"
+	AuthXOAUTH2      = "xoauth2"
+
+	DefaultPollInterval = 60 * time.Second
+	DefaultMailbox      = "INBOX"
+)
+
+// spec is a validated Config with its defaults applied.
+type spec struct {
+	Config
+	ws   core.ID
+	idle bool
+}
+
+// checkpointName is the checkpoint that holds this mailbox's UIDVALIDITY and last UID.
+func (s *spec) checkpointName() string { return "email:" + s.Name + ":" + s.Mailbox }
+
+// parseConfig validates an entry and applies defaults, without any network call.
+func parseConfig(c Config) (*spec, error) {
+	var errs []error
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", key, fmt.Sprintf(format, args...)))
+	}
+	s := &spec{Config: c, idle: c.Idle == nil || *c.Idle}
+	if strings.TrimSpace(c.Name) == "" {
+		bad("name", "is required")
+	}
+	if id, err := core.ParseID(c.Workspace); err != nil {
+		bad("workspace", "must be a workspace id (24 hex characters)")
+	} else {
+		s.ws = id
+	}
+	if s.Security == "" {
+		s.Security = SecurityTLS
+	}
+	s.Security = strings.ToLower(s.Security)
+	switch s.Security {
+	case SecurityTLS, SecurityStartTLS, SecurityNone:
+	default:
+		bad("security", "must be tls, starttls or none, not %q", c.Security)
+	}
+	if host, err := serverAddress(s); err != nil {
+		bad("server", "%v", err)
+	} else if s.Security == SecurityNone && !c.AllowInsecure && !isLoopback(host) {
+		bad("security", "none sends the password in clear; allowed only to a loopback server unless allow_insecure is true")
+	}
+	if s.Auth == "" {
+		s.Auth = AuthPassword
+	}
+	s.Auth = strings.ToLower(s.Auth)
+	if strings.TrimSpace(c.Username) == "" {
+		bad("username", "is required")
+	}
+	switch s.Auth {
+	case AuthPassword:
+		if c.Password == "" {
+			bad("password", "is required with auth password")
+		}
+	case AuthXOAUTH2:
+		errs = append(errs, checkOAuth2(&s.OAuth2)...)
+	default:
+		bad("auth", "must be password or xoauth2, not %q", c.Auth)
+	}
+	if s.Mailbox == "" {
+		s.Mailbox = DefaultMailbox
+	}
+	for key, m := range map[string]string{"processed_mailbox": c.ProcessedMailbox, "failed_mailbox": c.FailedMailbox} {
+		if m != "" && strings.EqualFold(m, s.Mailbox) {
+			bad(key, "must differ from mailbox %q", s.Mailbox)
+		}
+	}
+	switch {
+	case c.PollInterval == 0:
+		s.PollInterval = DefaultPollInterval
+	case c.PollInterval < 0:
+		bad("poll_interval", "must be positive")
+	}
+	return s, errors.Join(errs...)
+}
+
+// checkOAuth2 validates the refresh-token settings and reads their file: secrets, which Decode leaves alone
+// because they sit one level down.
+func checkOAuth2(o *OAuth2Config) []error {
+	var errs []error
+	u, err := url.Parse(o.TokenURL)
+	if o.TokenURL == "" || err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		errs = append(errs, errors.New("oauth2.token_url: must be an http(s) URL"))
+	}
+	if o.ClientID == "" {
+		errs = append(errs, errors.New("oauth2.client_id: is required with auth xoauth2"))
+	}
+	for key, v := range map[string]*string{"oauth2.client_secret": &o.ClientSecret, "oauth2.refresh_token": &o.RefreshToken} {
+		s, err := config.ResolveSecret(*v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", key, err))
+		}
+		*v = s
+	}
+	if o.RefreshToken == "" {
+		errs = append(errs, errors.New("oauth2.refresh_token: is required with auth xoauth2"))
+	}
+	return errs
+}
+
+// serverAddress completes s.Server with the default port of its security mode and returns the host.
+func serverAddress(s *spec) (string, error) {
+	if strings.TrimSpace(s.Server) == "" {
+		return "", errors.New("is required (host:port)")
+	}
+	host, port, err := net.SplitHostPort(s.Server)
+	if err != nil {
+		host, port = strings.Trim(s.Server, "[]"), "143"
+		if s.Security == SecurityTLS {
+			port = "993"
+		}
+		s.Server = net.JoinHostPort(host, port)
+	}
+	if host == "" {
+		return "", fmt.Errorf("%q has no host", s.Server)
+	}
+	return host, nil
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

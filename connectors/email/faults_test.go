@@ -1,0 +1,126 @@
+package email
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/emersion/go-imap/v2"
+)
+
+// TestUIDValidityChange: a mailbox that is recreated (new UIDVALIDITY, UIDs starting over) is read again
+// from the start, and the messages already recorded create nothing new.
+func TestUIDValidityChange(t *testing.T) {
+	eachServer(t, func(t *testing.T, tg *imapTarget) {
+		fx := newFixture(t)
+		entry := fx.entryConfig(tg, map[string]any{"processed_mailbox": "", "failed_mailbox": ""})
+		box := tg.box("Feedback")
+		old := [][]byte{simpleMessage(1, "uv"), simpleMessage(2, "uv"), simpleMessage(3, "uv")}
+		tg.create(t, box)
+		tg.appendRaw(t, box, old...)
+		stop := run(t, fx.build(t, entry))
+		waitFor(t, 20*time.Second, "three records", func() bool { return len(fx.records(t)) == 3 })
+		stop()
+		before := mailboxUIDValidity(t, tg, box)
+
+		c := tg.client(t)
+		if err := c.Delete(box).Wait(); err != nil {
+			t.Fatal(err)
+		}
+		tg.create(t, box)
+		tg.appendRaw(t, box, append(old, simpleMessage(4, "uv"))...)
+		after := mailboxUIDValidity(t, tg, box)
+		if after == before {
+			t.Fatalf("recreating the mailbox kept UIDVALIDITY %d; the test needs a change", after)
+		}
+
+		fx.reg = newRegistry()
+		run(t, fx.build(t, entry))
+		waitFor(t, 20*time.Second, "the fourth message", func() bool {
+			return len(fx.records(t)) == 4 && fx.counter(t, "feedbridge_email_messages_skipped_total", "reason", SkipDuplicate) == 3
+		})
+		if got, want := fx.checkpoint(t, "email:support-inbox:"+box), "v1:"+itoa(after)+":4"; got != want {
+			t.Errorf("checkpoint %q, want %q", got, want)
+		}
+		if !fx.logs.contains("UIDVALIDITY changed") {
+			t.Error("the UIDVALIDITY change was not logged")
+		}
+	})
+}
+
+// TestMoveFailsAfterStore: the server refuses MOVE after the records were stored. The connector reports the
+// error and retries; once the server works again the messages are moved, and nothing is stored twice.
+func TestMoveFailsAfterStore(t *testing.T) {
+	tg := startMemServer(t, memOptions{})
+	fx := newFixture(t)
+	tg.create(t, tg.box("Feedback"))
+	tg.appendRaw(t, tg.box("Feedback"), simpleMessage(1, "mv"), simpleMessage(2, "mv"), simpleMessage(3, "mv"))
+	tg.mem.faults.set(true)
+	run(t, fx.build(t, fx.entryConfig(tg, nil)))
+
+	waitFor(t, 20*time.Second, "records stored and the move failing", func() bool {
+		st := fx.status(t)
+		return len(fx.records(t)) == 3 && st.State == StateError && strings.Contains(st.LastError, "injected fault")
+	})
+	if n := len(tg.messages(t, tg.box("Feedback"))); n != 3 {
+		t.Fatalf("%d messages left in the mailbox while MOVE fails, want 3", n)
+	}
+	tg.mem.faults.set(false)
+	waitFor(t, 20*time.Second, "the messages moved", func() bool {
+		return len(tg.messages(t, tg.box("Feedback"))) == 0 && len(tg.messages(t, tg.box("Processed"))) == 3
+	})
+	if n := len(fx.records(t)); n != 3 {
+		t.Errorf("%d records, want 3", n)
+	}
+	waitFor(t, 10*time.Second, "state running", func() bool { return fx.status(t).State == StateRunning })
+}
+
+// TestServerRestart: the IMAP server goes away mid-poll and comes back on the same address; mail delivered
+// meanwhile is read once it is back.
+func TestServerRestart(t *testing.T) {
+	tg := startMemServer(t, memOptions{})
+	fx := newFixture(t)
+	tg.create(t, tg.box("Feedback"))
+	tg.appendRaw(t, tg.box("Feedback"), simpleMessage(1, "rs"), simpleMessage(2, "rs"))
+	run(t, fx.build(t, fx.entryConfig(tg, map[string]any{"poll_interval": "1h"})))
+	waitFor(t, 20*time.Second, "two records", func() bool { return len(fx.records(t)) == 2 })
+
+	tg.mem.stop()
+	for i := 3; i <= 4; i++ {
+		raw := simpleMessage(i, "rs")
+		if _, err := tg.mem.user.Append(tg.box("Feedback"), bytes.NewReader(raw), &imap.AppendOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, 20*time.Second, "the outage to be noticed", func() bool { return fx.status(t).State == StateError })
+	tg.mem.start()
+	waitFor(t, 20*time.Second, "the mail delivered during the outage", func() bool {
+		return len(fx.records(t)) == 4 && fx.status(t).State == StateRunning
+	})
+}
+
+// TestOneReplicaPolls: two replicas share the store; only the lease holder reads the mailbox, so every
+// message is fetched exactly once in total.
+func TestOneReplicaPolls(t *testing.T) {
+	tg := startMemServer(t, memOptions{})
+	fx := newFixture(t)
+	tg.create(t, tg.box("Feedback"))
+	regA := fx.reg
+	run(t, fx.build(t, fx.entryConfig(tg, nil)))
+	fx.reg = newRegistry()
+	regB := fx.reg
+	run(t, fx.build(t, fx.entryConfig(tg, nil)))
+	for i := 1; i <= 5; i++ {
+		tg.appendRaw(t, tg.box("Feedback"), simpleMessage(i, "ex"))
+	}
+	waitFor(t, 20*time.Second, "five records", func() bool { return len(fx.records(t)) == 5 })
+	time.Sleep(300 * time.Millisecond) // a second poller, were there one, would fetch now
+	fx.reg = regA
+	a := fx.counter(t, "feedbridge_email_messages_fetched_total")
+	fx.reg = regB
+	b := fx.counter(t, "feedbridge_email_messages_fetched_total")
+	if a+b != 5 || (a != 0 && b != 0) {
+		t.Errorf("replicas fetched %v and %v messages, want 5 by one of them", a, b)
+	}
+}
