@@ -259,3 +259,18 @@ func TestInternalErrorsCarryAnErrorID(t *testing.T) {
 		}
 	})
 }
+
+func TestMalformedPathIDs(t *testing.T) {
+	eachStore(t, func(t *testing.T, open opener) {
+		e := newEnv(t, open, envOpts{})
+		for _, p := range []string{
+			"/api/records/123", "/api/records/6B02AA68E620474649935E43", "/api/records/6b02aa68e620474649935e4",
+			"/api/records/6b02aa68e620474649935e43a", "/api/records/g" + repeat("0", 23), "/api/records/zzz/insights",
+			"/api/imports/xyz", "/api/imports/%20" + repeat("0", 23),
+		} {
+			if r := e.get(p).want(t, 400); r.errorCode(t) != "invalid id" {
+				t.Errorf("%s: error %q", p, r.errorCode(t))
+			}
+		}
+	})
+}
