@@ -1,14 +1,16 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"slices"
 	"strings"
 
 	"github.com/feedbridge/feedbridge/core"
 )
 
-// bulkRows is how many records one multi-row INSERT carries: 18 columns × 100 rows stays far below SQLite's
+// bulkRows is how many records one multi-row INSERT carries: 19 columns × 100 rows stays far below SQLite's
 // variable limit, and larger statements measured no faster.
 const bulkRows = 100
 
@@ -107,17 +109,27 @@ func (w *recordWriter) existingDedupKeys(rs []core.NewRecord) (map[string]core.I
 	return found, query()
 }
 
-// bulk gathers rows of records, their tags and their insight jobs, and writes them in multi-row statements.
-// Tags and jobs are written right after their records, because their foreign keys are checked at once.
+// bulk gathers the rows of records, their tags and their insight jobs, and writes them in multi-row
+// statements: records in seq order, because FTS5 flushes its pending index whenever a rowid is lower than
+// the one before (a segment per record, then costly merges); tags and jobs after their records, because
+// their foreign keys are checked at once.
 type bulk struct {
-	w                   *recordWriter
-	records, tags, jobs *multiInsert
+	w                        *recordWriter
+	pending                  []pendingRecord
+	records, fts, tags, jobs *multiInsert
+}
+
+type pendingRecord struct {
+	seq int64
+	nr  core.NewRecord
+	row []any
 }
 
 func newBulk(w *recordWriter) *bulk {
 	return &bulk{
 		w:       w,
 		records: &multiInsert{w: w, prefix: `INSERT INTO records(` + recordCols + `) VALUES `, cols: recordColCount, rows: bulkRows},
+		fts:     &multiInsert{w: w, prefix: ftsInsert, cols: 2, rows: 5000},
 		tags:    &multiInsert{w: w, prefix: `INSERT INTO record_tags(record_id, tag_id, pos) VALUES `, cols: 3, rows: 500},
 		jobs:    &multiInsert{w: w, prefix: `INSERT INTO insight_jobs(` + jobInsertCols + `) VALUES `, cols: jobInsertColCount, rows: bulkRows},
 	}
@@ -137,21 +149,28 @@ func (b *bulk) add(nr core.NewRecord) error {
 			return err
 		}
 	}
-	b.records.add(recordArgs(b.w.ws, nr, ct.id, companyID)...)
-	for i, t := range nr.TagIDs {
-		b.tags.add(nr.ID, t, i)
+	seq, err := b.w.seq(nr.CreatedAt)
+	if err != nil {
+		return err
 	}
-	if nr.EnqueueInsight {
-		b.jobs.add(b.w.jobArgs(nr)...)
-	}
-	if b.records.n >= bulkRows {
-		return b.flush()
-	}
+	b.pending = append(b.pending, pendingRecord{seq: seq, nr: nr, row: recordArgs(seq, b.w.ws, nr, ct.id, companyID)})
 	return nil
 }
 
 func (b *bulk) flush() error {
-	for _, m := range []*multiInsert{b.records, b.tags, b.jobs} {
+	slices.SortFunc(b.pending, func(x, y pendingRecord) int { return cmp.Compare(x.seq, y.seq) })
+	for _, p := range b.pending {
+		b.records.add(p.row...)
+		b.fts.add(p.seq, p.nr.SearchText)
+		for i, t := range p.nr.TagIDs {
+			b.tags.add(p.nr.ID, t, i)
+		}
+		if p.nr.EnqueueInsight {
+			b.jobs.add(b.w.jobArgs(p.nr)...)
+		}
+	}
+	b.pending = b.pending[:0]
+	for _, m := range []*multiInsert{b.records, b.fts, b.tags, b.jobs} {
 		if err := m.flush(); err != nil {
 			return err
 		}
@@ -160,7 +179,7 @@ func (b *bulk) flush() error {
 }
 
 func (b *bulk) close() {
-	for _, m := range []*multiInsert{b.records, b.tags, b.jobs} {
+	for _, m := range []*multiInsert{b.records, b.fts, b.tags, b.jobs} {
 		if m.full != nil {
 			m.full.Close()
 		}

@@ -14,15 +14,17 @@ type queryer interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// recordSelect reads a record with its labels resolved; the tags come from loadTags.
-const recordSelect = `SELECT r.id, r.workspace_id, r.type, r.title, r.description_html, r.description, r.status,
+// recordFields and recordJoins read a record with its labels resolved; the tags come from loadTags.
+const recordFields = `r.id, r.workspace_id, r.type, r.title, r.description_html, r.description, r.status,
 	coalesce(r.assignee_id, ''), coalesce(u.name, ''), coalesce(r.product_id, ''), coalesce(p.label, ''), r.source,
 	r.customer_email, coalesce(c.name, ''), coalesce(r.company_id, ''), coalesce(r.contact_id, ''), r.reporter,
-	r.release, r.timeframe, r.created_at, r.updated_at
-	FROM records r
-	LEFT JOIN users u ON u.id = r.assignee_id
+	r.release, r.timeframe, r.created_at, r.updated_at`
+
+const recordJoins = `LEFT JOIN users u ON u.id = r.assignee_id
 	LEFT JOIN lookups p ON p.id = r.product_id
 	LEFT JOIN companies c ON c.id = r.company_id`
+
+const recordSelect = `SELECT ` + recordFields + ` FROM records r ` + recordJoins
 
 func scanRecord(sc scanner) (core.Record, error) {
 	var (

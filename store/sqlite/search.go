@@ -2,19 +2,21 @@ package sqlite
 
 import (
 	"context"
+	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/feedbridge/feedbridge/core"
 )
 
-// searchMode picks how a search runs; only the benchmark changes it, to compare the plans.
+// searchMode picks how a search runs; only the benchmark changes it, to compare the plans it measured.
 type searchMode int
 
 const (
-	searchHybrid searchMode = iota // bounded ordered scan, then the trigram index (the default)
-	searchFTS                      // always the trigram index
-	searchScan                     // always the ordered scan
+	searchOrdered searchMode = iota // walk the trigram index in rowid (= creation) order, stop after a page
+	searchSorted                    // collect every trigram match, then sort: slow for common terms
+	searchScan                      // walk the listing index and test every row: slow for rare terms
 )
 
 // contains is the exact test of a search: a substring of the folded text. Every plan ends with it, so the
@@ -22,13 +24,94 @@ const (
 const contains = "instr(r.search_text, ?) > 0"
 
 // search returns a page of records whose folded text contains term (already folded by core). Terms under
-// three characters have no trigram and always scan.
-func (s *Store) search(ctx context.Context, f filter, term string, asc bool, limit int) ([]core.Record, error) {
-	if utf8.RuneCountInString(term) < 3 || s.mode == searchScan {
-		return s.page(ctx, f, contains, []any{term}, asc, limit)
+// three characters have no trigram and scan the listing in order.
+func (s *Store) search(ctx context.Context, f filter, q core.ListQuery, limit int) ([]core.Record, error) {
+	term := q.Search
+	switch {
+	case utf8.RuneCountInString(term) < 3 || s.mode == searchScan:
+		return s.page(ctx, f, contains, []any{term}, q.Asc, limit)
+	case s.mode == searchSorted:
+		return s.page(ctx, f, "r.seq IN (SELECT rowid FROM records_fts WHERE records_fts MATCH ?) AND "+contains,
+			[]any{trigramQuery(term), term}, q.Asc, limit)
 	}
-	fts := "r.seq IN (SELECT rowid FROM records_fts WHERE records_fts MATCH ?) AND " + contains
-	return s.page(ctx, f, fts, []any{trigramQuery(term), term}, asc, limit)
+	lo, hi := seqBounds(q)
+	recs, err := s.walk(ctx, f, term, q.Asc, lo, hi, limit)
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) == limit {
+		// The page ends inside some block; its other matches may come later in rowid order but earlier in
+		// (createdAt, id) order. Read that whole block and cut the page again.
+		blo, bhi := blockRange(recs[len(recs)-1].CreatedAt)
+		tie, err := s.walk(ctx, f, term, q.Asc, max(lo, blo), min(hi, bhi), 0)
+		if err != nil {
+			return nil, err
+		}
+		recs = slices.DeleteFunc(recs, func(r core.Record) bool {
+			l, _ := blockRange(r.CreatedAt)
+			return l == blo
+		})
+		recs = append(recs, tie...)
+	}
+	// Rowid order is creation order between blocks only; within one it is insertion order.
+	slices.SortFunc(recs, func(a, b core.Record) int {
+		c := a.CreatedAt.Compare(b.CreatedAt)
+		if c == 0 {
+			c = strings.Compare(string(a.ID), string(b.ID))
+		}
+		if !q.Asc {
+			c = -c
+		}
+		return c
+	})
+	return recs[:min(limit, len(recs))], nil
+}
+
+// seqBounds narrows the rowid range [lo, hi) of a search by the creation bounds and the cursor (later
+// times have lower seqs); the exact conditions stay in the filter.
+func seqBounds(q core.ListQuery) (lo, hi int64) {
+	lo, hi = -msMax*seqSpan-seqSpan+1, msMax*seqSpan+1
+	if !q.From.IsZero() {
+		_, h := blockRange(q.From)
+		hi = min(hi, h)
+	}
+	if !q.To.IsZero() {
+		l, _ := blockRange(q.To)
+		lo = max(lo, l)
+	}
+	if c := q.After; c != nil {
+		l, h := blockRange(c.CreatedAt)
+		if q.Asc {
+			hi = min(hi, h)
+		} else {
+			lo = max(lo, l)
+		}
+	}
+	return lo, hi
+}
+
+// walk reads matches in creation order within the rowid range [lo, hi), driving the query from the
+// full-text index so that SQLite stops after limit rows that pass the filter (limit 0: all of them).
+func (s *Store) walk(ctx context.Context, f filter, term string, asc bool, lo, hi int64, limit int) ([]core.Record, error) {
+	if lo >= hi {
+		return []core.Record{}, nil
+	}
+	dir := "ASC" // newest first
+	if asc {
+		dir = "DESC"
+	}
+	query := `SELECT ` + recordFields + ` FROM records_fts CROSS JOIN records r ON r.seq = records_fts.rowid ` + recordJoins +
+		` WHERE records_fts MATCH ? AND records_fts.rowid >= ? AND records_fts.rowid < ? AND ` + strings.Join(f.where, " AND ") +
+		` AND ` + contains + ` ORDER BY records_fts.rowid ` + dir
+	if limit > 0 {
+		query += ` LIMIT ` + strconv.Itoa(limit)
+	}
+	args := append(append([]any{trigramQuery(term), lo, hi}, f.args...), term)
+	rows, err := s.r.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return collect(rows, scanRecord)
 }
 
 // trigramQuery is the FTS5 query for rows that hold every trigram of term. The index keeps no positions

@@ -66,7 +66,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 func dsn(path, extra string) string {
 	p := (&url.URL{Path: path}).EscapedPath()
 	return "file:" + p + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)" +
-		"&_pragma=foreign_keys(1)&_pragma=temp_store(MEMORY)&_pragma=cache_size(-32000)" + extra
+		"&_pragma=foreign_keys(1)&_pragma=temp_store(MEMORY)&_pragma=cache_size(-32000)&_pragma=mmap_size(1073741824)" + extra
 }
 
 // Path is the database file the store was opened on.

@@ -18,6 +18,7 @@ type recordWriter struct {
 	labels    map[lookupKey]string // known-good referenced ids → label or name
 	contacts  map[string]contactRow
 	companies map[string]companyRow
+	nextSeq   map[int64]int64 // creation millisecond → next free seq
 }
 
 type lookupKey struct {
@@ -41,7 +42,7 @@ type refs struct {
 
 func newRecordWriter(ctx context.Context, tx *sql.Tx, ws core.ID, now int64) *recordWriter {
 	return &recordWriter{ctx: ctx, tx: tx, ws: ws, now: now, labels: map[lookupKey]string{},
-		contacts: map[string]contactRow{}, companies: map[string]companyRow{}}
+		contacts: map[string]contactRow{}, companies: map[string]companyRow{}, nextSeq: map[int64]int64{}}
 }
 
 func (w *recordWriter) workspace() (core.Workspace, error) {

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -116,6 +117,60 @@ var pagingTests = map[string]func(t *testing.T, f *fixture){
 				wg.Wait()
 				checkPaged(t, served, c.want, c.req.Sort == "asc")
 			})
+		}
+	},
+	"TiesInOneMillisecondFollowIDs": func(t *testing.T, f *fixture) {
+		ws := f.workspace("A", 0).ID
+		at := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+		var rs []core.NewRecord
+		tie := make([]core.ID, 12)
+		for i := range tie {
+			tie[i] = core.NewIDAt(at)
+		}
+		slices.Sort(tie)
+		slices.Reverse(tie) // stored in the opposite order of their ids
+		for i, id := range tie {
+			nr := newRecord(t, f, core.Submission{Type: core.RecordIdea, Title: fmt.Sprintf("tie needle %d", i), CreatedAt: at})
+			nr.ID = id
+			rs = append(rs, nr)
+		}
+		before := newRecord(t, f, core.Submission{Type: core.RecordIdea, Title: "before needle", CreatedAt: at.Add(-time.Millisecond)})
+		after := newRecord(t, f, core.Submission{Type: core.RecordIdea, Title: "after needle", CreatedAt: at.Add(time.Millisecond)})
+		rs = append(rs, after, before)
+		_, err := f.st.CreateRecords(f.ctx, ws, rs)
+		noErr(t, "create", err)
+		asc := append(append([]core.ID{before.ID}, slices.Sorted(slices.Values(tie))...), after.ID)
+		desc := slices.Clone(asc)
+		slices.Reverse(desc)
+		for _, search := range []string{"", "NEEDLE"} {
+			for _, limit := range []string{"1", "5", "13"} {
+				t.Run(fmt.Sprintf("search=%q limit=%s", search, limit), func(t *testing.T) {
+					got := f.pageAll(ws, core.ListRequest{Search: search, Limit: limit, Sort: "asc"})
+					equal(t, "asc", ids(got), asc)
+					got = f.pageAll(ws, core.ListRequest{Search: search, Limit: limit})
+					equal(t, "desc", ids(got), desc)
+				})
+			}
+		}
+	},
+	"FarPastAndFutureDates": func(t *testing.T, f *fixture) {
+		ws := f.workspace("A", 0).ID
+		years := []int{2300, 1700, 2150, 1969, 2400, 1970, 2026}
+		byTime := map[int]core.ID{}
+		for _, y := range years {
+			at := time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC)
+			byTime[y] = f.submit(ws, core.Submission{Type: core.RecordIdea, Title: fmt.Sprintf("needle %d", y), CreatedAt: at}).Record.ID
+		}
+		sorted := slices.Sorted(slices.Values(years))
+		var asc []core.ID
+		for _, y := range sorted {
+			asc = append(asc, byTime[y])
+		}
+		desc := slices.Clone(asc)
+		slices.Reverse(desc)
+		for _, search := range []string{"", "needle"} {
+			equal(t, "asc "+search, ids(f.pageAll(ws, core.ListRequest{Search: search, Limit: "2", Sort: "asc"})), asc)
+			equal(t, "desc "+search, ids(f.pageAll(ws, core.ListRequest{Search: search, Limit: "2"})), desc)
 		}
 	},
 }

@@ -1,0 +1,151 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/feedbridge/feedbridge/core"
+)
+
+// benchRecords is the size of the search benchmark's store: 100k by default, FEEDBRIDGE_BENCH_RECORDS for more.
+func benchRecords(b *testing.B) int {
+	if v := os.Getenv("FEEDBRIDGE_BENCH_RECORDS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			b.Fatalf("FEEDBRIDGE_BENCH_RECORDS=%q: want a positive number", v)
+		}
+		return n
+	}
+	return 100_000
+}
+
+// corpus makes feedback-like text: words drawn from a vocabulary with a Zipf distribution, so that some
+// search terms are in most records and others in a handful, as in real feedback.
+type corpus struct {
+	rng   *rand.Rand
+	zipf  *rand.Zipf
+	words []string
+}
+
+func newCorpus() *corpus {
+	rng := rand.New(rand.NewPCG(1, 2))
+	words := strings.Fields(`the a export import slow fast login password reset dashboard report chart csv pdf email
+		slack integration api webhook billing invoice pricing plan upgrade downgrade mobile app ios android browser
+		chrome firefox safari timeout error crash bug feature request dark mode theme notification alert search filter
+		sort tag label product user admin permission role sso saml okta onboarding tutorial docs help support ticket
+		customer account team workspace project board kanban roadmap release sprint deadline calendar sync google
+		outlook zapier jira linear github gitlab straße école café naïve über résumé señor ĳssel Ωmega`)
+	for i := 0; i < 1500; i++ { // a long tail of rarer words
+		words = append(words, fmt.Sprintf("w%c%c%c%d", 'a'+rune(i%26), 'a'+rune(i/26%26), 'k'+rune(i%7), i))
+	}
+	return &corpus{rng: rng, zipf: rand.NewZipf(rng, 1.1, 2, uint64(len(words)-1)), words: words}
+}
+
+func (c *corpus) text(n int) string {
+	ws := make([]string, n)
+	for i := range ws {
+		ws[i] = c.words[c.zipf.Uint64()]
+	}
+	return strings.Join(ws, " ")
+}
+
+func (c *corpus) record(ws core.ID, at time.Time) core.NewRecord {
+	title, desc := c.text(4+c.rng.IntN(6)), c.text(20+c.rng.IntN(40))
+	typ := core.RecordFeedback
+	if c.rng.IntN(4) == 0 {
+		typ = core.RecordIdea
+	}
+	return core.NewRecord{
+		ID: core.NewIDAt(at), Type: typ, Title: title, Description: desc, DescriptionHTML: desc,
+		SearchText: core.Fold(title + "\n" + desc), Status: core.StatusTriage, Source: "CSV", CreatedAt: at, UpdatedAt: at,
+		Contact: &core.ContactRef{Email: fmt.Sprintf("u%d@c%d.com", c.rng.IntN(5000), c.rng.IntN(500)),
+			EmailKey: "", Domain: "", CompanyName: ""},
+	}
+}
+
+// fill writes n records into a fresh store through the bulk path and returns the store and the rate.
+func fill(b *testing.B, n int) (*Store, core.ID, float64) {
+	ctx := context.Background()
+	st, err := Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	ws := core.Workspace{ID: core.NewID(), Name: "bench", Plan: core.PlanBusiness, CreatedAt: time.Now()}
+	if err := st.CreateWorkspace(ctx, ws); err != nil {
+		b.Fatal(err)
+	}
+	c := newCorpus()
+	start, base := time.Now(), time.Now().Add(-time.Duration(n)*time.Minute)
+	for i := 0; i < n; i += 1000 {
+		batch := make([]core.NewRecord, 0, 1000)
+		for j := i; j < min(i+1000, n); j++ {
+			r := c.record(ws.ID, base.Add(time.Duration(j)*time.Minute))
+			r.Contact.EmailKey = r.Contact.Email
+			r.Contact.Domain = r.Contact.Email[strings.IndexByte(r.Contact.Email, '@')+1:]
+			r.Contact.CompanyName = r.Contact.Domain
+			batch = append(batch, r)
+		}
+		if _, err := st.CreateRecords(ctx, ws.ID, batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	rate := float64(n) / time.Since(start).Seconds()
+	if _, err := st.w.ExecContext(ctx, `ANALYZE`); err != nil {
+		b.Fatal(err)
+	}
+	return st, ws.ID, rate
+}
+
+// BenchmarkSearch fills a store (100k records by default) and measures GET-style searches: the first page
+// (101 rows, as core.List asks) of Feedback matching a term, for terms from very common to absent. It
+// reports p50 and p95 per plan; "ordered" is what the store uses.
+func BenchmarkSearch(b *testing.B) {
+	n := benchRecords(b)
+	st, ws, rate := fill(b, n)
+	b.Logf("filled %d records through CreateRecords at %.0f records/s", n, rate)
+	terms := []string{"export", "dashboard", "straße", "ÉCOLE", "wbak1", "wzzq1499", "slow export", "no such words here", "ab", "é", "timeout error"}
+	modes := []struct {
+		name string
+		mode searchMode
+	}{{"ordered", searchOrdered}, {"sorted", searchSorted}, {"scan", searchScan}}
+	for _, m := range modes {
+		b.Run(m.name, func(b *testing.B) {
+			st.mode = m.mode
+			defer func() { st.mode = searchOrdered }()
+			var lat []time.Duration
+			for b.Loop() {
+				for _, term := range terms {
+					q := core.ListQuery{Type: core.RecordFeedback, Search: core.Fold(term), Limit: core.DefaultPageSize + 1}
+					t0 := time.Now()
+					if _, err := st.Records(context.Background(), ws, q); err != nil {
+						b.Fatal(err)
+					}
+					lat = append(lat, time.Since(t0))
+				}
+			}
+			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "p95-ms")
+			b.ReportMetric(float64(lat[len(lat)-1].Microseconds())/1000, "max-ms")
+		})
+	}
+	for _, term := range terms {
+		b.Run("term="+term, func(b *testing.B) {
+			q := core.ListQuery{Type: core.RecordFeedback, Search: core.Fold(term), Limit: core.DefaultPageSize + 1}
+			for b.Loop() {
+				if _, err := st.Records(context.Background(), ws, q); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
