@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -125,7 +126,7 @@ func (a *app) importCSV(ctx context.Context, svc *core.Service, ws core.ID, path
 		}
 		fmt.Fprintf(w, "%s %s: %s — %d rows, %d created, %d duplicates, %d failed\n", verb, path, run.Status, run.Rows, run.Created, run.Duplicates, run.Failed)
 		if run.Failed > 0 && !opts.DryRun {
-			fmt.Fprintf(w, "bad rows and their reasons: %s\n", csvimport.ErrorsFileName(path))
+			fmt.Fprintf(w, "bad rows and their reasons: %s\n", filepath.Join(filepath.Dir(path), csvimport.ErrorsFileName(path)))
 		}
 	}); perr != nil {
 		return perr

@@ -71,6 +71,9 @@ func connectorDocs() []struct {
 			entryKey{"archive_dir", "Imported files and their `.errors.csv` go here."},
 			entryKey{"record_type", "Type of the created records; Feedback by default."},
 			entryKey{"mapping", "Record field → CSV header: title, description, customer_email, customer_name, source, created_at, external_id, tags."},
+			entryKey{"allow_private", "With `url`: allow loopback and private addresses (refused by default)."},
+			entryKey{"timeout", "With `url`: give up when no byte arrives for this long; 60s by default."},
+			entryKey{"max_bytes", "With `url`: refuse larger responses; 1 GiB by default."},
 		)},
 	}
 }

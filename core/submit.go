@@ -107,6 +107,12 @@ func (s *Service) SubmitBatch(ctx context.Context, ws ID, subs []Submission) ([]
 	return out, nil
 }
 
+// Check applies every rule of the contract to a submission without writing anything (dry runs).
+func (s *Service) Check(sub Submission) error {
+	_, err := s.prepare(sub)
+	return err
+}
+
 // prepare applies every rule of the contract to a submission and returns the record to store.
 func (s *Service) prepare(sub Submission) (NewRecord, error) {
 	if _, ok := ParseRecordType(string(sub.Type)); !ok {

@@ -134,7 +134,7 @@ func (im *importer) flush(ctx context.Context) error {
 		err error
 	)
 	if im.opts.DryRun {
-		res = checkBatch(im.subs)
+		res = checkBatch(im.svc, im.subs)
 	} else if res, err = im.write(ctx, im.subs); err != nil {
 		return err
 	}
