@@ -42,9 +42,9 @@ func (h *handlers) imports(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	out := make([]importView, len(runs))
+	out := make([]ImportRunView, len(runs))
 	for i, run := range runs {
-		out[i] = newImportView(run)
+		out[i] = NewImportRunView(run)
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -63,7 +63,7 @@ func (h *handlers) importRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, notFound(err, "import run", string(id)))
 		return
 	}
-	writeJSON(w, http.StatusOK, newImportView(run))
+	writeJSON(w, http.StatusOK, NewImportRunView(run))
 }
 
 func (h *handlers) connectors(w http.ResponseWriter, r *http.Request) {

@@ -99,8 +99,9 @@ type verifyView struct {
 	Message     string  `json:"message"`
 }
 
-// importView is the import run object of §5.3, with the failure reason of a failed run as "error".
-type importView struct {
+// ImportRunView is the import run object of §5.3, with the failure reason of a failed run as "error". The
+// CLI prints the same object for `import csv --json` and `import runs --json`.
+type ImportRunView struct {
 	ID         core.ID `json:"id"`
 	Connector  string  `json:"connector"`
 	File       string  `json:"file"`
@@ -114,8 +115,9 @@ type importView struct {
 	FinishedAt string  `json:"finished_at"`
 }
 
-func newImportView(r core.ImportRun) importView {
-	return importView{
+// NewImportRunView renders a run as the API and the CLI show it.
+func NewImportRunView(r core.ImportRun) ImportRunView {
+	return ImportRunView{
 		ID: r.ID, Connector: r.Connector, File: r.File, Status: r.Status, Rows: r.Rows, Created: r.Created,
 		Duplicates: r.Duplicates, Failed: r.Failed, Error: r.Error,
 		StartedAt: timeString(r.StartedAt), FinishedAt: timeString(r.FinishedAt),

@@ -12,27 +12,10 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
+	"github.com/feedbridge/feedbridge/api"
 	"github.com/feedbridge/feedbridge/connectors/csvimport"
 	"github.com/feedbridge/feedbridge/core"
 )
-
-// importRunJSON is the import run object of contract §5.3.
-type importRunJSON struct {
-	ID         core.ID `json:"id"`
-	Connector  string  `json:"connector"`
-	File       string  `json:"file"`
-	Status     string  `json:"status"`
-	Rows       int     `json:"rows"`
-	Created    int     `json:"created"`
-	Duplicates int     `json:"duplicates"`
-	Failed     int     `json:"failed"`
-	StartedAt  string  `json:"started_at"`
-	FinishedAt string  `json:"finished_at"`
-}
-
-func toRunJSON(r core.ImportRun) importRunJSON {
-	return importRunJSON{r.ID, r.Connector, r.File, r.Status, r.Rows, r.Created, r.Duplicates, r.Failed, stamp(r.StartedAt), stamp(r.FinishedAt)}
-}
 
 func (a *app) importCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "import", Short: "Import CSV files and list import runs"}
@@ -73,9 +56,9 @@ func (a *app) importCommand() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				out := make([]importRunJSON, len(rs))
+				out := make([]api.ImportRunView, len(rs))
 				for i, r := range rs {
-					out[i] = toRunJSON(r)
+					out[i] = api.NewImportRunView(r)
 				}
 				return a.print(out, func(w io.Writer) {
 					table(w, "ID\tCONNECTOR\tSTATUS\tROWS\tCREATED\tDUPLICATES\tFAILED\tSTARTED\tFILE", func(tw io.Writer) {
@@ -119,7 +102,7 @@ func (a *app) importCSV(ctx context.Context, svc *core.Service, ws core.ID, path
 	if err != nil && run.ID == "" {
 		return fmt.Errorf("import %s: %w", path, err)
 	}
-	if perr := a.print(toRunJSON(run), func(w io.Writer) {
+	if perr := a.print(api.NewImportRunView(run), func(w io.Writer) {
 		verb := "imported"
 		if opts.DryRun {
 			verb = "checked (dry run, nothing written)"

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/feedbridge/feedbridge/api"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,7 +17,7 @@ func TestImportCSV(t *testing.T) {
 	csv := "Subject;Body;Email\nSlow search;Search takes 10s;jane@acme.com\n;no title here;bob@acme.com\nDark mode;Please;not-an-email\nExport;Need CSV export;ann@globex.com\n"
 	os.WriteFile(file, []byte(csv), 0o600)
 
-	var r importRunJSON
+	var r api.ImportRunView
 	code, out, errOut := run(t, cfg, "import", "csv", "--workspace", ws, "--map", "title=Subject", file, "--dry-run", "--json")
 	mustJSON(t, out, &r)
 	if code != 0 || r.Rows != 4 || r.Failed != 2 {
@@ -43,7 +44,7 @@ func TestImportCSV(t *testing.T) {
 	}
 
 	code, out, _ = run(t, cfg, "import", "runs", "--workspace", ws, "--json")
-	var runs []importRunJSON
+	var runs []api.ImportRunView
 	mustJSON(t, out, &runs)
 	if code != 0 || len(runs) != 2 {
 		t.Fatalf("import runs: want the 2 real runs (dry runs are not persisted), got %d: %+v", len(runs), runs)
