@@ -32,7 +32,18 @@ func (s *Store) CreateRecord(ctx context.Context, ws core.ID, nr core.NewRecord)
 	}
 }
 
-func (s *Store) createRecord(ctx context.Context, ws core.ID, nr core.NewRecord) (rec core.Record, existing core.ID, err error) {
+func (s *Store) createRecord(ctx context.Context, ws core.ID, nr core.NewRecord) (core.Record, core.ID, error) {
+	ah, err := lookAhead(ctx, s.pool, ws, nr)
+	if err != nil {
+		return core.Record{}, "", fail("create record", err)
+	}
+	if ah.simple(nr) {
+		return s.createSimple(ctx, ws, nr, ah)
+	}
+	var (
+		rec      core.Record
+		existing core.ID
+	)
 	err = s.inTx(ctx, "create record", func(tx pgx.Tx) error {
 		if nr.Idempotency != nil {
 			id, err := claimIdempotency(ctx, tx, ws, nr)
@@ -41,14 +52,9 @@ func (s *Store) createRecord(ctx context.Context, ws core.ID, nr core.NewRecord)
 				return err
 			}
 		}
-		if nr.DedupKey != "" {
-			err := tx.QueryRow(ctx, `SELECT id FROM records WHERE workspace_id = $1 AND dedup_key = $2`, ws, nr.DedupKey).Scan(&existing)
-			if err == nil {
-				return duplicateFound(ctx, tx, ws, nr, existing)
-			}
-			if !errors.Is(err, pgx.ErrNoRows) {
-				return err
-			}
+		if ah.dup != "" {
+			existing = ah.dup
+			return duplicateFound(ctx, tx, ws, nr, existing)
 		}
 		refs, err := resolveRefs(ctx, tx, ws, nr.AssigneeID, nr.ProductID, nr.TagIDs)
 		if err != nil {
@@ -59,14 +65,35 @@ func (s *Store) createRecord(ctx context.Context, ws core.ID, nr core.NewRecord)
 				return err
 			}
 		}
-		cust, err := putContact(ctx, tx, ws, nr.Contact)
+		cust, err := ah.customer(ctx, tx, ws, nr.Contact)
 		if err != nil {
 			return err
 		}
 		rec = newRecord(ws, nr, refs, cust)
-		return insertRecord(ctx, tx, ws, nr, cust)
+		return writeRecord(ctx, tx, ws, nr, cust)
 	})
 	return rec, existing, err
+}
+
+// createSimple writes a record that needs no check before its insert (no idempotency key, idea count or
+// referenced ids; its contact and company exist) as one pipelined batch, which PostgreSQL runs as one
+// implicit transaction: the common create costs two round trips, the look-ahead and this.
+func (s *Store) createSimple(ctx context.Context, ws core.ID, nr core.NewRecord, ah ahead) (core.Record, core.ID, error) {
+	if ah.dup != "" {
+		if nr.Checkpoint != nil {
+			if err := s.SetCheckpoint(ctx, ws, *nr.Checkpoint); err != nil {
+				return core.Record{}, "", err
+			}
+		}
+		return core.Record{}, ah.dup, nil
+	}
+	cust := ah.known(nr.Contact)
+	b := &pgx.Batch{}
+	queueRecord(b, ws, nr, cust)
+	if err := runRecordBatch(ctx, s.pool, b); err != nil {
+		return core.Record{}, "", fail("create record", err)
+	}
+	return newRecord(ws, nr, refs{}, cust), "", nil
 }
 
 // duplicateFound finishes a create whose dedup key exists: the idempotency entry (if any) points at the
@@ -129,36 +156,65 @@ func countIdea(ctx context.Context, tx pgx.Tx, ws core.ID) error {
 	return e
 }
 
-func insertRecord(ctx context.Context, tx pgx.Tx, ws core.ID, nr core.NewRecord, cust customer) error {
+// writeRecord sends the record's own rows in one round trip inside tx.
+func writeRecord(ctx context.Context, tx pgx.Tx, ws core.ID, nr core.NewRecord, cust customer) error {
+	b := &pgx.Batch{}
+	queueRecord(b, ws, nr, cust)
+	return runRecordBatch(ctx, tx, b)
+}
+
+// queueRecord queues the record insert with its insight job, and its checkpoint. The record insert yields
+// to an existing dedup key (ON CONFLICT DO NOTHING) and the job is only written for an inserted record, so
+// that in a batch without an explicit transaction a lost dedup race writes nothing but the checkpoint,
+// which is due anyway: that input has been handled.
+func queueRecord(b *pgx.Batch, ws core.ID, nr core.NewRecord, cust customer) {
 	var dedup any
 	if nr.DedupKey != "" {
 		dedup = nr.DedupKey
 	}
-	tag, err := tx.Exec(ctx, `
+	insert := `
 		INSERT INTO records (workspace_id, id, type, title, description_html, description, search_text, status,
 			source, assignee_id, product_id, tag_ids, contact_id, company_id, customer_email, reporter, dedup_key,
 			created_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
-		ON CONFLICT (workspace_id, dedup_key) DO NOTHING`,
-		ws, nr.ID, nr.Type, nr.Title, nr.DescriptionHTML, nr.Description, nr.SearchText, nr.Status,
+		ON CONFLICT (workspace_id, dedup_key) DO NOTHING`
+	args := []any{ws, nr.ID, nr.Type, nr.Title, nr.DescriptionHTML, nr.Description, nr.SearchText, nr.Status,
 		nr.Source, nr.AssigneeID, nr.ProductID, fromIDs(nr.TagIDs), cust.contactID, cust.companyID, cust.email,
-		nr.Reporter, dedup, ms(nr.CreatedAt), ms(nr.UpdatedAt))
+		nr.Reporter, dedup, ms(nr.CreatedAt), ms(nr.UpdatedAt)}
+	if nr.EnqueueInsight {
+		// One statement: the job exists exactly when the record was inserted, and its row count is the
+		// record's.
+		insert = `WITH r AS (` + insert + ` RETURNING workspace_id, id)
+		INSERT INTO insight_jobs (id, workspace_id, record_id, state, max_attempts, run_at, created_at, updated_at)
+		SELECT $20, r.workspace_id, r.id, 'queued', $21, ` + txNow + `, ` + txNow + `, ` + txNow + ` FROM r`
+		args = append(args, core.NewID(), core.DefaultJobAttempts)
+	}
+	b.Queue(insert, args...)
+	if c := nr.Checkpoint; c != nil {
+		b.Queue(`INSERT INTO checkpoints (workspace_id, name, value, updated_at) VALUES ($1, $2, $3, `+txNow+`)
+			ON CONFLICT (workspace_id, name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+			ws, c.Name, c.Value)
+	}
+}
+
+type batchSender interface {
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
+// runRecordBatch sends a batch from queueRecord; errDedupRace when the record yielded to another with its
+// dedup key.
+func runRecordBatch(ctx context.Context, db batchSender, b *pgx.Batch) error {
+	br := db.SendBatch(ctx, b)
+	tag, err := br.Exec()
 	if err != nil {
+		br.Close()
+		return err
+	}
+	if err := br.Close(); err != nil {
 		return err
 	}
 	if tag.RowsAffected() == 0 {
 		return errDedupRace
-	}
-	if nr.EnqueueInsight {
-		if _, err := tx.Exec(ctx, `
-			INSERT INTO insight_jobs (id, workspace_id, record_id, state, max_attempts, run_at, created_at, updated_at)
-			VALUES ($1, $2, $3, 'queued', $4, `+txNow+`, `+txNow+`, `+txNow+`)`,
-			core.NewID(), ws, nr.ID, core.DefaultJobAttempts); err != nil {
-			return err
-		}
-	}
-	if nr.Checkpoint != nil {
-		return putCheckpoint(ctx, tx, ws, *nr.Checkpoint)
 	}
 	return nil
 }

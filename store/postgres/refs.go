@@ -104,17 +104,92 @@ type customer struct {
 	contactID, companyID core.ID
 }
 
-// putContact finds or creates the contact (by lower-cased address) and its company (by domain). An existing
-// company keeps its name; an existing contact without a name takes the given one.
-func putContact(ctx context.Context, tx pgx.Tx, ws core.ID, c *core.ContactRef) (customer, error) {
+// ahead is what a create finds before it writes, in one read outside any transaction: an earlier record
+// with its dedup key, and its contact and company. Every write that depends on it is still decided by a
+// unique constraint, so a concurrent writer can make it stale but never make it wrong.
+type ahead struct {
+	dup                      core.ID
+	companyID, contactID     core.ID
+	contactCompany           core.ID
+	companyName, contactName string
+}
+
+// lookAhead reads the record's dedup key, contact and company, or nothing when it has neither.
+func lookAhead(ctx context.Context, q querier, ws core.ID, nr core.NewRecord) (ahead, error) {
+	var (
+		ah          ahead
+		dedup       any
+		domain, key string
+	)
+	if nr.DedupKey == "" && nr.Contact == nil {
+		return ah, nil
+	}
+	if nr.DedupKey != "" {
+		dedup = nr.DedupKey
+	}
+	if c := nr.Contact; c != nil {
+		domain, key = c.Domain, c.EmailKey
+	}
+	err := q.QueryRow(ctx, `
+		SELECT coalesce(d.id, ''), coalesce(co.id, ''), coalesce(co.name, ''), coalesce(ct.id, ''),
+		       coalesce(ct.name, ''), coalesce(ct.company_id, '')
+		FROM (SELECT 1) AS one
+		LEFT JOIN records d ON d.workspace_id = $1 AND d.dedup_key = $2::text
+		LEFT JOIN companies co ON co.workspace_id = $1 AND co.domain = $3::text AND $3::text <> ''
+		LEFT JOIN contacts ct ON ct.workspace_id = $1 AND ct.email_key = $4::text AND $4::text <> ''`,
+		ws, dedup, domain, key).Scan(&ah.dup, &ah.companyID, &ah.companyName, &ah.contactID, &ah.contactName, &ah.contactCompany)
+	return ah, err
+}
+
+// simple reports whether the create can be written without a transaction of its own: nothing to check
+// first, and nothing of its customer to create or complete (or its dedup key is taken already).
+func (ah ahead) simple(nr core.NewRecord) bool {
+	if nr.Idempotency != nil {
+		return false
+	}
+	if ah.dup != "" {
+		return true
+	}
+	return !nr.CountIdea && nr.AssigneeID == "" && nr.ProductID == "" && len(nr.TagIDs) == 0 && ah.contactReady(nr.Contact)
+}
+
+// contactReady reports whether the record's contact and company exist and the contact lacks nothing the
+// record could give it (a name, a company).
+func (ah ahead) contactReady(c *core.ContactRef) bool {
 	if c == nil {
-		return customer{}, nil
+		return true
+	}
+	return ah.contactID != "" && (c.Domain == "" || ah.companyID != "") &&
+		!(ah.contactName == "" && c.Name != "") && !(ah.contactCompany == "" && ah.companyID != "")
+}
+
+// known is the customer as the look-ahead found it.
+func (ah ahead) known(c *core.ContactRef) customer {
+	if c == nil {
+		return customer{}
+	}
+	out := customer{email: c.Email, contactID: ah.contactID}
+	if c.Domain != "" {
+		out.companyID, out.companyName = ah.companyID, ah.companyName
+	}
+	return out
+}
+
+// customer finds or creates the contact (by lower-cased address) and its company (by domain) inside tx,
+// starting from what the look-ahead found. An existing company keeps its name; an existing contact without
+// a name takes the given one, and one without a company joins the resolved one.
+func (ah ahead) customer(ctx context.Context, tx pgx.Tx, ws core.ID, c *core.ContactRef) (customer, error) {
+	if ah.contactReady(c) {
+		return ah.known(c), nil
 	}
 	out := customer{email: c.Email}
 	if c.Domain != "" {
-		var err error
-		if out.companyID, out.companyName, err = putCompanyByDomain(ctx, tx, ws, c.Domain, c.CompanyName); err != nil {
-			return out, err
+		out.companyID, out.companyName = ah.companyID, ah.companyName
+		if out.companyID == "" {
+			var err error
+			if out.companyID, out.companyName, err = putCompanyByDomain(ctx, tx, ws, c.Domain, c.CompanyName); err != nil {
+				return out, err
+			}
 		}
 	}
 	err := tx.QueryRow(ctx, `

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -32,6 +33,15 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	if err != nil {
 		// pgx's parse errors can quote the URL, password included; say only what kind of problem it is.
 		return nil, errors.New("postgres: open: invalid store.url (expected postgres://user:pass@host:port/db)")
+	}
+	// Defaults for a daemon, where the URL does not say otherwise: a dead host fails fast (the API answers
+	// 503, workers back off) instead of hanging on the operating system's TCP timeout, and the pool is big
+	// enough for concurrent requests plus workers and connectors (pgx's own default is 4 on small hosts).
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		cfg.ConnConfig.ConnectTimeout = 5 * time.Second
+	}
+	if !strings.Contains(url, "pool_max_conns") {
+		cfg.MaxConns = 10
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
