@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -44,12 +46,30 @@ func URL(t testing.TB) string {
 	if _, err := rand.Read(b[:]); err != nil {
 		t.Fatal(err)
 	}
-	name := "fb_test_" + hex.EncodeToString(b[:])
-	admin(t, base,
-		"SELECT pg_advisory_xact_lock("+trgmLock+")",
-		"CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public",
-		"CREATE SCHEMA "+name)
-	t.Cleanup(func() { admin(t, base, "DROP SCHEMA IF EXISTS "+name+" CASCADE") })
+	// The creation time in the name lets a later test sweep what a killed test process left behind.
+	name := fmt.Sprintf("%s%d_%s", prefix, time.Now().Unix(), hex.EncodeToString(b[:]))
+	if err := admin(base, func(ctx context.Context, tx pgx.Tx) error {
+		for _, sql := range []string{
+			"SELECT pg_advisory_xact_lock(" + trgmLock + ")",
+			"CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public",
+			"CREATE SCHEMA " + name,
+		} {
+			if _, err := tx.Exec(ctx, sql); err != nil {
+				return fmt.Errorf("%s: %w", sql, err)
+			}
+		}
+		return sweep(ctx, tx)
+	}); err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := admin(base, func(ctx context.Context, tx pgx.Tx) error {
+			_, err := tx.Exec(ctx, "DROP SCHEMA IF EXISTS "+name+" CASCADE")
+			return err
+		}); err != nil {
+			t.Errorf("pgtest: drop schema %s: %v", name, err)
+		}
+	})
 	u, err := url.Parse(base)
 	if err != nil {
 		t.Fatalf("pgtest: %s is not a URL", EnvURL)
@@ -66,6 +86,35 @@ func URL(t testing.TB) string {
 // trgmLock serialises installing pg_trgm: two test processes doing it at once would otherwise collide.
 const trgmLock = "7380633512364210036"
 
+// prefix starts every test schema's name: fb_test_<unix seconds>_<random>.
+const prefix = "fb_test_"
+
+// staleAfter is the age after which a test schema is taken to be left over by a killed test process.
+const staleAfter = 6 * time.Hour
+
+// sweep drops test schemas older than staleAfter.
+func sweep(ctx context.Context, tx pgx.Tx) error {
+	rows, err := tx.Query(ctx, `SELECT nspname FROM pg_namespace WHERE nspname LIKE 'fb\_test\_%'`)
+	if err != nil {
+		return err
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		secs, _, ok := strings.Cut(strings.TrimPrefix(n, prefix), "_")
+		created, err := strconv.ParseInt(secs, 10, 64)
+		if !ok || err != nil || time.Since(time.Unix(created, 0)) < staleAfter {
+			continue
+		}
+		if _, err := tx.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{n}.Sanitize()+" CASCADE"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Open returns a store on a fresh schema, closed when the test ends (before the schema is dropped).
 func Open(t testing.TB) *postgres.Store {
 	t.Helper()
@@ -80,25 +129,14 @@ func Open(t testing.TB) *postgres.Store {
 	return s
 }
 
-// admin runs statements in one transaction on the server's own database.
-func admin(t testing.TB, base string, stmts ...string) {
-	t.Helper()
+// admin runs fn in one transaction on the server's own database.
+func admin(base string, fn func(ctx context.Context, tx pgx.Tx) error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, base)
 	if err != nil {
-		t.Fatalf("pgtest: connect to %s: %v", EnvURL, err)
+		return fmt.Errorf("connect to %s: %w", EnvURL, err)
 	}
 	defer conn.Close(ctx)
-	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-		for _, s := range stmts {
-			if _, err := tx.Exec(ctx, s); err != nil {
-				return fmt.Errorf("%s: %w", s, err)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatalf("pgtest: %v", err)
-	}
+	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error { return fn(ctx, tx) })
 }
