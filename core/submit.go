@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html"
 	"strings"
+	"unicode/utf8"
 	"time"
 )
 
@@ -115,6 +116,7 @@ func (s *Service) Check(sub Submission) error {
 
 // prepare applies every rule of the contract to a submission and returns the record to store.
 func (s *Service) prepare(sub Submission) (NewRecord, error) {
+	cleanText(&sub.Title, &sub.Description, &sub.CustomerEmail, &sub.CustomerName, &sub.Source, &sub.Reporter)
 	if _, ok := ParseRecordType(string(sub.Type)); !ok {
 		return NewRecord{}, invalid("record_type", "invalid record_type", "record_type must be one of Idea, Feedback, Feature, Objective.")
 	}
@@ -175,6 +177,19 @@ func (s *Service) prepare(sub Submission) (NewRecord, error) {
 	nr.SearchText = Fold(nr.Title + "\n" + nr.Description)
 	nr.EnqueueInsight = nr.Type == RecordFeedback && nr.Description != ""
 	return nr, nil
+}
+
+// cleanText makes outside text storable by every backend: NUL bytes are dropped and invalid UTF-8 becomes
+// U+FFFD, the same on SQLite and PostgreSQL (which refuses both).
+func cleanText(fields ...*string) {
+	for _, f := range fields {
+		if strings.IndexByte(*f, 0) >= 0 {
+			*f = strings.ReplaceAll(*f, "\x00", "")
+		}
+		if !utf8.ValidString(*f) {
+			*f = strings.ToValidUTF8(*f, "\uFFFD")
+		}
+	}
 }
 
 // writable refuses writes to a workspace that is missing or suspended, whichever path they come from (an

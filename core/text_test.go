@@ -86,3 +86,11 @@ func TestStripTags(t *testing.T) {
 		}
 	}
 }
+
+func TestCleanText(t *testing.T) {
+	title, desc := "a\x00b", "ok \xff\xfe end"
+	cleanText(&title, &desc)
+	if title != "ab" || desc != "ok \uFFFD end" {
+		t.Fatalf("cleanText = %q, %q", title, desc)
+	}
+}
