@@ -1,0 +1,144 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Target is one figure an issue names, with the bound it must meet.
+type Target struct {
+	Issue int
+	What  string
+	Store string
+	Part  string   // the part that measures it
+	Keys  []string // figure keys, first present wins
+	Op    string   // ">=", "<", or "" for a figure the issue asks for without a bound
+	Limit float64
+	Size  int    // records or messages the issue measures over; 0 when it names none
+	Note  string // for targets a benchmark cannot measure
+}
+
+// TargetRow is a target with what this run measured for it.
+type TargetRow struct {
+	Target
+	Fig    *Figure
+	Status string
+	Ratio  string // measured ÷ bound, or the ratio itself for ratio targets
+}
+
+// targets lists every measurable target of issues 2–7, in issue order.
+func targets() []Target {
+	const api, pg, csv = "./api:", "./store/postgres:", "./connectors/csvimport:"
+	return []Target{
+		{Issue: 2, What: "API create throughput ≥ 0.7 × bare INSERT handler (one request at a time)", Store: "SQLite", Part: "api",
+			Keys: []string{api + "BenchmarkCreateFeedback/sequential:ratio", api + "BenchmarkCreateFeedback:ratio"}, Op: ">=", Limit: 0.7},
+		{Issue: 2, What: "API create throughput ≥ 0.7 × bare INSERT handler (4 in flight)", Store: "SQLite", Part: "api",
+			Keys: []string{api + "BenchmarkCreateFeedback/parallel-4:ratio"}, Op: ">=", Limit: 0.7},
+		{Issue: 2, What: "GET /records?search= p50 < 20 ms over 100k records", Store: "SQLite", Part: "api",
+			Keys: []string{api + "BenchmarkSearch:p50-ms", "pair.sqlite.search.api_p50"}, Op: "<", Limit: 20, Size: 100_000},
+		{Issue: 2, What: "text search stays fast at a million records (no number given; store-level p50)", Store: "SQLite", Part: "sqlitestore",
+			Keys: []string{"./store/sqlite:BenchmarkSearch/ordered:p50-ms"}, Size: 1_000_000},
+		{Issue: 3, What: "API create throughput ≥ 0.7 × bare INSERT handler", Store: "PostgreSQL", Part: "pair-postgres",
+			Keys: []string{"pair.postgres.create.ratio"}, Op: ">=", Limit: 0.7},
+		{Issue: 3, What: "search p50 < 50 ms over 1,000,000 records", Store: "PostgreSQL", Part: "pgstore",
+			Keys: []string{pg + "BenchmarkSearch/mixed:p50_ms"}, Op: "<", Limit: 50, Size: 1_000_000},
+		{Issue: 3, What: "bulk path ≥ 0.5 × pgx CopyFrom of the same rows", Store: "PostgreSQL", Part: "pgstore",
+			Keys: []string{pg + "BenchmarkBulkVsCopy:ratio"}, Op: ">=", Limit: 0.5},
+		{Issue: 3, What: "another replica takes over within 60 s after SIGKILL of the leader", Store: "PostgreSQL",
+			Note: "a behaviour test, not a benchmark: e2e TestReplicasSharePostgres and store/postgres TestLeasesAcrossReplicas"},
+		{Issue: 4, What: "ingestion ≥ 0.5 × raw IMAP fetch of the same messages, 10,000 from Dovecot", Store: "SQLite", Part: "email",
+			Keys: []string{"./connectors/email:BenchmarkIngest:ratio"}, Op: ">=", Limit: 0.5, Size: 10_000},
+		{Issue: 4, What: "peak memory of the daemon < 100 MB while ingesting (VmRSS of the real binary)", Store: "SQLite", Part: "email-daemon",
+			Keys: []string{"email-daemon.rss_peak"}, Op: "<", Limit: 100, Size: 10_000},
+		{Issue: 4, What: "peak memory < 100 MB while ingesting (peak heap of the connector's benchmark process)", Store: "SQLite", Part: "email",
+			Keys: []string{"./connectors/email:BenchmarkIngest:peak-heap-MB"}, Op: "<", Limit: 100, Size: 10_000},
+		{Issue: 5, What: "signed slash command end to end p99 < 50 ms", Store: "SQLite", Part: "slack",
+			Keys: []string{"./connectors/slack:BenchmarkSlashCommand/signed-command:p99-ms"}, Op: "<", Limit: 50},
+		{Issue: 6, What: "importer ≥ 0.5 × prepared INSERTs in one transaction, 1,000,000 rows", Store: "SQLite", Part: "csv",
+			Keys: []string{csv + "BenchmarkImport/sqlite:ratio"}, Op: ">=", Limit: 0.5, Size: 1_000_000},
+		{Issue: 6, What: "importer ≥ 0.5 × CopyFrom, 1,000,000 rows", Store: "PostgreSQL", Part: "csv",
+			Keys: []string{csv + "BenchmarkImport/postgres:ratio"}, Op: ">=", Limit: 0.5, Size: 1_000_000},
+		{Issue: 6, What: "peak memory < 100 MB whatever the file size (peak heap in use)", Store: "SQLite", Part: "csv",
+			Keys: []string{csv + "BenchmarkImport/sqlite:peak-heap-MiB"}, Op: "<", Limit: 100, Size: 1_000_000},
+		{Issue: 6, What: "peak memory < 100 MB whatever the file size (peak heap in use)", Store: "PostgreSQL", Part: "csv",
+			Keys: []string{csv + "BenchmarkImport/postgres:peak-heap-MiB"}, Op: "<", Limit: 100, Size: 1_000_000},
+		{Issue: 7, What: "builtin extraction ≥ 2,000 feedbacks/s on one core", Part: "insights",
+			Keys: []string{"./insights:BenchmarkBuiltin:feedbacks/s"}, Op: ">=", Limit: 2000},
+		{Issue: 7, What: "evaluation: kind accuracy ≥ 0.8", Part: "insights",
+			Keys: []string{"./insights:TestBuiltinAccuracy:kind-accuracy"}, Op: ">=", Limit: 0.8},
+		{Issue: 7, What: "evaluation: sentiment accuracy ≥ 0.75", Part: "insights",
+			Keys: []string{"./insights:TestBuiltinAccuracy:sentiment-accuracy"}, Op: ">=", Limit: 0.75},
+		{Issue: 7, What: "end-to-end lag from POST to insights under steady load (no bound given; p50)", Store: "SQLite", Part: "insights",
+			Keys: []string{"./insights:BenchmarkPipelineLag:p50-lag-ms"}},
+	}
+}
+
+// evaluate matches every target to this run's figures.
+func evaluate(parts []*Part) []TargetRow {
+	figs := map[string]*Figure{}
+	byID := map[string]*Part{}
+	for _, p := range parts {
+		byID[p.ID] = p
+		for i := range p.Figures {
+			figs[p.Figures[i].Key] = &p.Figures[i]
+		}
+	}
+	var rows []TargetRow
+	for _, t := range targets() {
+		row := TargetRow{Target: t}
+		for _, k := range t.Keys {
+			if f, ok := figs[k]; ok {
+				row.Fig = f
+				break
+			}
+		}
+		row.Status, row.Ratio = judge(t, row.Fig, byID[t.Part])
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+func judge(t Target, f *Figure, p *Part) (status, ratio string) {
+	if t.Note != "" {
+		return "not measured here", ""
+	}
+	if f == nil {
+		switch {
+		case p == nil:
+			return "not run: part not selected", ""
+		case p.Status != "":
+			return p.Status, ""
+		case len(p.Notes) > 0:
+			return "not run: " + p.Notes[0], ""
+		}
+		return "not run: no figure", ""
+	}
+	var met bool
+	switch t.Op {
+	case ">=":
+		met = f.Value >= t.Limit
+		ratio = fmt.Sprintf("%.2f × bound", f.Value/t.Limit)
+		if strings.HasSuffix(f.Key, "ratio") {
+			ratio = fmt.Sprintf("ratio %.2f (bound %.2g)", f.Value, t.Limit)
+		}
+	case "<":
+		met = f.Value < t.Limit
+		ratio = fmt.Sprintf("%.2f of bound", f.Value/t.Limit)
+	default:
+		return "reported (no bound)", ""
+	}
+	status = map[bool]string{true: "met", false: "missed"}[met]
+	if t.Size > 0 && f.Size > 0 && f.Size < t.Size {
+		status += fmt.Sprintf(" at %s (the issue's size, %s, runs in full mode)", count(f.Size), count(t.Size))
+	}
+	return status, ratio
+}
+
+// count writes n with thousands separators.
+func count(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
