@@ -20,6 +20,7 @@ type Config struct {
 	LoadRate     float64
 	Parts        map[string]bool // nil: every part
 	Keep         bool
+	Commit       string // the commit an exported tree (git archive) came from; "" in a checkout
 	Sizes        sizes
 }
 
@@ -67,6 +68,7 @@ func parseConfig(args []string) (Config, error) {
 	fs.Float64Var(&c.LoadRate, "load-rate", 50, "requests per second of the load test's open-loop generator")
 	fs.StringVar(&parts, "parts", "", "comma-separated parts to run (default all): "+strings.Join(allParts, ","))
 	fs.BoolVar(&c.Keep, "keep", false, "keep the scratch directory (stores, logs of the daemon)")
+	fs.StringVar(&c.Commit, "commit", "", "the commit this tree was exported from, when it is not a git checkout (git archive HEAD)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}

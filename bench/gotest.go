@@ -129,9 +129,21 @@ func runGoBench(ctx context.Context, bins *testBinaries, logDir string, baseEnv 
 	cmd.Env = append(append([]string{}, baseEnv...), g.Env...)
 	cmd.WaitDelay = 10 * time.Second
 	var buf bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &buf, &buf
-	runErr := cmd.Run()
+	cmd.Stdout, cmd.Stderr = &buf, &buf // the same writer: exec serializes the writes
+	var runErr error
+	stalled := false
+	if runErr = cmd.Start(); runErr == nil {
+		stop := make(chan struct{})
+		watched := make(chan bool, 1)
+		go func() { watched <- watchStall(cmd.Process.Pid, stallLimit, stop) }()
+		runErr = cmd.Wait()
+		close(stop)
+		stalled = <-watched
+	}
 	_ = os.WriteFile(logName, buf.Bytes(), 0o644)
+	if stalled {
+		return BenchOutput{}, logName, fmt.Errorf("stalled: no CPU time for %s, stopped with SIGQUIT; %s", stallLimit, stallSite(buf.String()))
+	}
 	fmt.Fprintf(progress, "bench:   %.0fs, output in %s\n", time.Since(start).Seconds(), logName)
 	out, err := ParseBenchOutput(bytes.NewReader(buf.Bytes()))
 	if err != nil {

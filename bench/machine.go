@@ -27,7 +27,7 @@ type Machine struct {
 	Dovecot   string
 }
 
-func describeMachine(ctx context.Context, root string) Machine {
+func describeMachine(ctx context.Context, root, exported string) Machine {
 	m := Machine{CPUs: runtime.NumCPU(), Date: time.Now().UTC(), LoadStart: loadAverage()}
 	m.CPUModel = procField("/proc/cpuinfo", "model name")
 	m.MemTotal = procField("/proc/meminfo", "MemTotal")
@@ -38,8 +38,12 @@ func describeMachine(ctx context.Context, root string) Machine {
 		m.Kernel = strings.TrimSpace(string(b))
 	}
 	m.GoVersion = strings.TrimPrefix(commandOutput(ctx, root, "go", "version"), "go version ")
-	m.Commit = commandOutput(ctx, root, "git", "rev-parse", "--short=12", "HEAD")
-	if commandOutput(ctx, root, "git", "status", "--porcelain", "--untracked-files=no") != "" {
+	switch m.Commit = commandOutput(ctx, root, "git", "rev-parse", "--short=12", "HEAD"); {
+	case m.Commit == "" && exported != "":
+		m.Commit = exported + " (a `git archive` export of it, so exactly the committed code)"
+	case m.Commit == "":
+		m.Commit = "unknown (not a git checkout; give -commit)"
+	case commandOutput(ctx, root, "git", "status", "--porcelain", "--untracked-files=no") != "":
 		m.Commit += " + uncommitted changes in the tree"
 	}
 	return m

@@ -55,7 +55,7 @@ func run(ctx context.Context, cfg Config, progress io.Writer) error {
 		}
 	}
 	start := time.Now()
-	rep := &Report{Cfg: cfg, Machine: describeMachine(ctx, root), Argv: "go run ./bench " + strings.Join(os.Args[1:], " ")}
+	rep := &Report{Cfg: cfg, Machine: describeMachine(ctx, root, cfg.Commit), Argv: "go run ./bench " + strings.Join(os.Args[1:], " ")}
 	rep.Machine.Postgres = checkPostgres(ctx, &e.cfg)
 	rep.Machine.Dovecot = checkIMAP(&e.cfg)
 	e.baseEnv = cleanEnv(os.Environ())
