@@ -7,7 +7,11 @@ import (
 	"github.com/feedbridge/feedbridge/store/postgres"
 )
 
-// openPostgres opens (and migrates, under an advisory lock) a PostgreSQL store.
+// openPostgres opens the PostgreSQL store; the URL is passed on whole (pgx reads its parameters).
 func openPostgres(ctx context.Context, url string) (core.Store, error) {
-	return postgres.Open(ctx, url)
+	st, err := postgres.Open(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
 }

@@ -19,7 +19,7 @@ func (s *Store) Backup(ctx context.Context, path string) error {
 	}
 	// A connection of its own: VACUUM INTO only reads this database (one snapshot), so it must not queue
 	// behind the writer, and the readers are query-only, which VACUUM refuses.
-	db, err := sql.Open("sqlite", dsn(s.path, ""))
+	db, err := sql.Open("sqlite", dsn(s.path, s.busy, ""))
 	if err != nil {
 		return fmt.Errorf("sqlite: backup: %w", err)
 	}

@@ -19,8 +19,8 @@ const bulkRows = 100
 // CountIdea do not apply here. An unknown referenced id fails the whole batch, writing nothing.
 func (s *Store) CreateRecords(ctx context.Context, ws core.ID, rs []core.NewRecord) ([]core.BulkResult, error) {
 	out := make([]core.BulkResult, len(rs))
-	err := s.write(ctx, "create records", func(tx *sql.Tx) error {
-		w := newRecordWriter(ctx, tx, ws, s.nowMS())
+	err := s.write(ctx, "create records", func(tx *wtx) error {
+		w := newRecordWriter(tx, ws, s.nowMS())
 		if _, err := w.workspace(); err != nil {
 			return err
 		}
@@ -114,9 +114,9 @@ func (w *recordWriter) existingDedupKeys(rs []core.NewRecord) (map[string]core.I
 // the one before (a segment per record, then costly merges); tags and jobs after their records, because
 // their foreign keys are checked at once.
 type bulk struct {
-	w                        *recordWriter
-	pending                  []pendingRecord
-	records, fts, tags, jobs *multiInsert
+	w                   *recordWriter
+	pending             []pendingRecord
+	records, tags, jobs *multiInsert
 }
 
 type pendingRecord struct {
@@ -129,7 +129,6 @@ func newBulk(w *recordWriter) *bulk {
 	return &bulk{
 		w:       w,
 		records: &multiInsert{w: w, prefix: `INSERT INTO records(` + recordCols + `) VALUES `, cols: recordColCount, rows: bulkRows},
-		fts:     &multiInsert{w: w, prefix: ftsInsert, cols: 2, rows: 5000},
 		tags:    &multiInsert{w: w, prefix: `INSERT INTO record_tags(record_id, tag_id, pos) VALUES `, cols: 3, rows: 500},
 		jobs:    &multiInsert{w: w, prefix: `INSERT INTO insight_jobs(` + jobInsertCols + `) VALUES `, cols: jobInsertColCount, rows: bulkRows},
 	}
@@ -161,7 +160,7 @@ func (b *bulk) flush() error {
 	slices.SortFunc(b.pending, func(x, y pendingRecord) int { return cmp.Compare(x.seq, y.seq) })
 	for _, p := range b.pending {
 		b.records.add(p.row...)
-		b.fts.add(p.seq, p.nr.SearchText)
+		b.w.tx.index(p.seq, p.nr.SearchText)
 		for i, t := range p.nr.TagIDs {
 			b.tags.add(p.nr.ID, t, i)
 		}
@@ -170,7 +169,7 @@ func (b *bulk) flush() error {
 		}
 	}
 	b.pending = b.pending[:0]
-	for _, m := range []*multiInsert{b.records, b.fts, b.tags, b.jobs} {
+	for _, m := range []*multiInsert{b.records, b.tags, b.jobs} {
 		if err := m.flush(); err != nil {
 			return err
 		}
@@ -179,7 +178,7 @@ func (b *bulk) flush() error {
 }
 
 func (b *bulk) close() {
-	for _, m := range []*multiInsert{b.records, b.fts, b.tags, b.jobs} {
+	for _, m := range []*multiInsert{b.records, b.tags, b.jobs} {
 		if m.full != nil {
 			m.full.Close()
 		}

@@ -10,7 +10,7 @@ import (
 
 func (s *Store) Checkpoint(ctx context.Context, ws core.ID, name string) (string, error) {
 	var v string
-	err := s.r.QueryRowContext(ctx, `SELECT value FROM checkpoints WHERE workspace_id = ? AND name = ?`, ws, name).Scan(&v)
+	err := s.rq.QueryRowContext(ctx, `SELECT value FROM checkpoints WHERE workspace_id = ? AND name = ?`, ws, name).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
@@ -18,12 +18,12 @@ func (s *Store) Checkpoint(ctx context.Context, ws core.ID, name string) (string
 }
 
 func (s *Store) SetCheckpoint(ctx context.Context, ws core.ID, c core.Checkpoint) error {
-	return s.write(ctx, "set checkpoint", func(tx *sql.Tx) error {
+	return s.write(ctx, "set checkpoint", func(tx *wtx) error {
 		return putCheckpoint(ctx, tx, ws, c, s.nowMS())
 	})
 }
 
-func putCheckpoint(ctx context.Context, tx *sql.Tx, ws core.ID, c core.Checkpoint, now int64) error {
+func putCheckpoint(ctx context.Context, tx *wtx, ws core.ID, c core.Checkpoint, now int64) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO checkpoints(workspace_id, name, value, updated_at) VALUES (?, ?, ?, ?)
 		ON CONFLICT (workspace_id, name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
 		ws, c.Name, c.Value, now)
@@ -31,7 +31,7 @@ func putCheckpoint(ctx context.Context, tx *sql.Tx, ws core.ID, c core.Checkpoin
 }
 
 func (s *Store) PutConnectorStatus(ctx context.Context, st core.ConnectorStatus) error {
-	return s.write(ctx, "put connector status", func(tx *sql.Tx) error {
+	return s.write(ctx, "put connector status", func(tx *wtx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO connector_statuses(workspace_id, name, kind, state, last_success_at, last_error, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (workspace_id, name) DO UPDATE SET kind = excluded.kind,
 			state = excluded.state, last_success_at = excluded.last_success_at, last_error = excluded.last_error,
@@ -42,7 +42,7 @@ func (s *Store) PutConnectorStatus(ctx context.Context, st core.ConnectorStatus)
 }
 
 func (s *Store) ConnectorStatuses(ctx context.Context, ws core.ID) ([]core.ConnectorStatus, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT workspace_id, name, kind, state, last_success_at, last_error, updated_at
+	rows, err := s.rq.QueryContext(ctx, `SELECT workspace_id, name, kind, state, last_success_at, last_error, updated_at
 		FROM connector_statuses WHERE workspace_id = ? ORDER BY name`, ws)
 	if err != nil {
 		return nil, s.fail("connector statuses", err)
@@ -62,7 +62,7 @@ func (s *Store) ConnectorStatuses(ctx context.Context, ws core.ID) ([]core.Conne
 
 // PutImportRun inserts a run or updates it by id; a run id of another workspace is not touched (not found).
 func (s *Store) PutImportRun(ctx context.Context, run core.ImportRun) error {
-	return s.write(ctx, "put import run", func(tx *sql.Tx) error {
+	return s.write(ctx, "put import run", func(tx *wtx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO import_runs(id, workspace_id, connector, file, status, rows, created,
 			duplicates, failed, error, started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (id) DO UPDATE SET connector = excluded.connector, file = excluded.file, status = excluded.status,
@@ -90,7 +90,7 @@ func scanImportRun(sc scanner) (core.ImportRun, error) {
 }
 
 func (s *Store) ImportRuns(ctx context.Context, ws core.ID) ([]core.ImportRun, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+importRunCols+` FROM import_runs WHERE workspace_id = ?
+	rows, err := s.rq.QueryContext(ctx, `SELECT `+importRunCols+` FROM import_runs WHERE workspace_id = ?
 		ORDER BY started_at DESC, id DESC`, ws)
 	if err != nil {
 		return nil, s.fail("import runs", err)
@@ -100,6 +100,6 @@ func (s *Store) ImportRuns(ctx context.Context, ws core.ID) ([]core.ImportRun, e
 }
 
 func (s *Store) ImportRun(ctx context.Context, ws, id core.ID) (core.ImportRun, error) {
-	r, err := scanImportRun(s.r.QueryRowContext(ctx, `SELECT `+importRunCols+` FROM import_runs WHERE workspace_id = ? AND id = ?`, ws, id))
+	r, err := scanImportRun(s.rq.QueryRowContext(ctx, `SELECT `+importRunCols+` FROM import_runs WHERE workspace_id = ? AND id = ?`, ws, id))
 	return r, s.fail("import run", err)
 }

@@ -52,9 +52,7 @@ func (w *recordWriter) insert(nr core.NewRecord, r refs) (core.Record, error) {
 		recordArgs(seq, w.ws, nr, ct.id, companyID)...); err != nil {
 		return core.Record{}, err
 	}
-	if _, err := w.tx.ExecContext(w.ctx, ftsInsert+`(?, ?)`, seq, nr.SearchText); err != nil {
-		return core.Record{}, err
-	}
+	w.tx.index(seq, nr.SearchText)
 	if len(nr.TagIDs) > 0 {
 		args := make([]any, 0, 3*len(nr.TagIDs))
 		for i, t := range nr.TagIDs {
@@ -73,9 +71,11 @@ func (w *recordWriter) insert(nr core.NewRecord, r refs) (core.Record, error) {
 	return built(w.ws, nr, r, ct.id, companyID, companyName), nil
 }
 
-// ftsInsert adds full-text entries; the store writes them itself (no trigger) so that a bulk write is one
-// statement and one index segment.
+// ftsInsert adds full-text rows; the store writes them itself (no trigger) at the end of each transaction
+// (see wtx.index), ftsRows per statement.
 const ftsInsert = `INSERT INTO records_fts(rowid, search_text) VALUES `
+
+const ftsRows = 5000
 
 const jobInsertCols = `id, workspace_id, record_id, state, attempts, max_attempts, run_at, created_at, updated_at`
 

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"time"
 
@@ -10,7 +9,7 @@ import (
 )
 
 // insertInsight stores one insight of the job's record; themes and tags are JSON arrays.
-func insertInsight(ctx context.Context, tx *sql.Tx, job core.InsightJob, in core.Insight, now int64) error {
+func insertInsight(ctx context.Context, tx *wtx, job core.InsightJob, in core.Insight, now int64) error {
 	if in.ID == "" {
 		in.ID = core.NewID()
 	}
@@ -63,7 +62,7 @@ func scanInsight(sc scanner, extra ...any) (core.Insight, error) {
 
 // Insights returns the record's insights in the order they were extracted; [] while none exist.
 func (s *Store) Insights(ctx context.Context, ws, recordID core.ID) ([]core.Insight, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+insightCols+` FROM insights i WHERE i.workspace_id = ? AND i.record_id = ?
+	rows, err := s.rq.QueryContext(ctx, `SELECT `+insightCols+` FROM insights i WHERE i.workspace_id = ? AND i.record_id = ?
 		ORDER BY i.created_at, i.rowid`, ws, recordID)
 	if err != nil {
 		return nil, s.fail("insights", err)
@@ -82,7 +81,7 @@ func (s *Store) InsightRows(ctx context.Context, ws core.ID, from, to time.Time)
 	if !to.IsZero() {
 		hi = ms(to)
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT `+insightCols+`, coalesce(c.name, '') FROM insights i
+	rows, err := s.rq.QueryContext(ctx, `SELECT `+insightCols+`, coalesce(c.name, '') FROM insights i
 		JOIN records r ON r.id = i.record_id AND r.workspace_id = i.workspace_id
 		LEFT JOIN companies c ON c.id = r.company_id
 		WHERE i.workspace_id = ? AND r.created_at BETWEEN ? AND ? ORDER BY r.created_at, i.record_id, i.rowid`, ws, lo, hi)

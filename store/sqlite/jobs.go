@@ -32,7 +32,7 @@ func (s *Store) ClaimInsightJobs(ctx context.Context, worker string, n int, leas
 		return []core.InsightJob{}, nil
 	}
 	var out []core.InsightJob
-	err := s.write(ctx, "claim insight jobs", func(tx *sql.Tx) error {
+	err := s.write(ctx, "claim insight jobs", func(tx *wtx) error {
 		now := s.nowMS()
 		rows, err := tx.QueryContext(ctx, `UPDATE insight_jobs SET state = 'running', attempts = attempts + 1,
 			lease_until = ?, leased_by = ?, updated_at = ?
@@ -70,7 +70,7 @@ var errNotHeld = fmt.Errorf("insight job is not held by this worker: %w", core.E
 // CompleteInsightJob replaces the record's insights with ins and marks the job done, in one transaction and
 // only while worker holds the job.
 func (s *Store) CompleteInsightJob(ctx context.Context, job core.InsightJob, worker string, ins []core.Insight) error {
-	return s.write(ctx, "complete insight job", func(tx *sql.Tx) error {
+	return s.write(ctx, "complete insight job", func(tx *wtx) error {
 		now := s.nowMS()
 		if err := heldChange(tx.ExecContext(ctx, `UPDATE insight_jobs SET state = 'done', lease_until = NULL, leased_by = '',
 			last_error = '', updated_at = ? WHERE `+held, now, job.ID, job.Workspace, worker)); err != nil {
@@ -94,7 +94,7 @@ func (s *Store) FailInsightJob(ctx context.Context, job core.InsightJob, worker 
 	if final {
 		state = core.JobFailed
 	}
-	return s.write(ctx, "fail insight job", func(tx *sql.Tx) error {
+	return s.write(ctx, "fail insight job", func(tx *wtx) error {
 		return heldChange(tx.ExecContext(ctx, `UPDATE insight_jobs SET state = ?, last_error = ?, run_at = ?, lease_until = NULL,
 			leased_by = '', updated_at = ? WHERE `+held, state, msg, ms(retryAt), s.nowMS(), job.ID, job.Workspace, worker))
 	})
@@ -102,7 +102,7 @@ func (s *Store) FailInsightJob(ctx context.Context, job core.InsightJob, worker 
 
 // ReleaseInsightJob puts a claimed job back as it was before the claim, attempt included.
 func (s *Store) ReleaseInsightJob(ctx context.Context, job core.InsightJob, worker string) error {
-	return s.write(ctx, "release insight job", func(tx *sql.Tx) error {
+	return s.write(ctx, "release insight job", func(tx *wtx) error {
 		return heldChange(tx.ExecContext(ctx, `UPDATE insight_jobs SET state = 'queued', attempts = max(attempts - 1, 0),
 			lease_until = NULL, leased_by = '', updated_at = ? WHERE `+held, s.nowMS(), job.ID, job.Workspace, worker))
 	})
@@ -123,7 +123,7 @@ func heldChange(res sql.Result, err error) error {
 
 // FailedInsightJobs lists failed jobs, most recently failed first; ws "" lists every workspace's.
 func (s *Store) FailedInsightJobs(ctx context.Context, ws core.ID) ([]core.InsightJob, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+jobCols+` FROM insight_jobs WHERE state = 'failed' AND (? = '' OR workspace_id = ?)
+	rows, err := s.rq.QueryContext(ctx, `SELECT `+jobCols+` FROM insight_jobs WHERE state = 'failed' AND (? = '' OR workspace_id = ?)
 		ORDER BY updated_at DESC, id DESC`, ws, ws)
 	if err != nil {
 		return nil, s.fail("failed insight jobs", err)
@@ -136,7 +136,7 @@ func (s *Store) FailedInsightJobs(ctx context.Context, ws core.ID) ([]core.Insig
 // workspace when ws is ""). A given id that is not a failed job of ws is ErrNotFound.
 func (s *Store) RetryInsightJobs(ctx context.Context, ws, id core.ID) (int, error) {
 	var n int64
-	err := s.write(ctx, "retry insight jobs", func(tx *sql.Tx) error {
+	err := s.write(ctx, "retry insight jobs", func(tx *wtx) error {
 		now := s.nowMS()
 		res, err := tx.ExecContext(ctx, `UPDATE insight_jobs SET state = 'queued', attempts = 0, run_at = ?, updated_at = ?
 			WHERE state = 'failed' AND (? = '' OR workspace_id = ?) AND (? = '' OR id = ?)`, now, now, ws, ws, id, id)
@@ -154,7 +154,7 @@ func (s *Store) RetryInsightJobs(ctx context.Context, ws, id core.ID) (int, erro
 // InsightQueueDepth counts the jobs still to do: queued and running.
 func (s *Store) InsightQueueDepth(ctx context.Context) (int, error) {
 	var n int
-	err := s.r.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM insight_jobs WHERE state = 'queued')
+	err := s.rq.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM insight_jobs WHERE state = 'queued')
 		+ (SELECT count(*) FROM insight_jobs WHERE state = 'running')`).Scan(&n)
 	return n, s.fail("insight queue depth", err)
 }

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"time"
 )
 
@@ -10,7 +9,7 @@ import (
 // in the database file rather than in memory, so a CLI process and the daemon on the same file also agree.
 func (s *Store) TryAcquire(ctx context.Context, name, holder string, ttl time.Duration) (bool, error) {
 	var ok bool
-	err := s.write(ctx, "acquire lease", func(tx *sql.Tx) error {
+	err := s.write(ctx, "acquire lease", func(tx *wtx) error {
 		now := s.nowMS()
 		res, err := tx.ExecContext(ctx, `INSERT INTO leases(name, holder, expires_at) VALUES (?, ?, ?)
 			ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
@@ -27,7 +26,7 @@ func (s *Store) TryAcquire(ctx context.Context, name, holder string, ttl time.Du
 
 // Release gives the lease up, only when holder still has it.
 func (s *Store) Release(ctx context.Context, name, holder string) error {
-	return s.write(ctx, "release lease", func(tx *sql.Tx) error {
+	return s.write(ctx, "release lease", func(tx *wtx) error {
 		_, err := tx.ExecContext(ctx, `DELETE FROM leases WHERE name = ? AND holder = ?`, name, holder)
 		return err
 	})

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"strconv"
 	"strings"
 
 	"github.com/feedbridge/feedbridge/core"
@@ -25,7 +24,7 @@ func (s *Store) Records(ctx context.Context, ws core.ID, q core.ListQuery) ([]co
 		recs, err = s.search(ctx, f, q, limit)
 	}
 	if err == nil {
-		err = loadTags(ctx, s.r, recs)
+		err = loadTags(ctx, s.rq, recs)
 	}
 	if err != nil {
 		return nil, s.fail("records", err)
@@ -88,8 +87,8 @@ func (s *Store) page(ctx context.Context, f filter, cond string, condArgs []any,
 	if asc {
 		dir = "ASC"
 	}
-	rows, err := s.r.QueryContext(ctx, recordSelect+` WHERE `+strings.Join(where, " AND ")+
-		` ORDER BY r.created_at `+dir+`, r.id `+dir+` LIMIT `+strconv.Itoa(limit), args...)
+	rows, err := s.rq.QueryContext(ctx, recordSelect+` WHERE `+strings.Join(where, " AND ")+
+		` ORDER BY r.created_at `+dir+`, r.id `+dir+` LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 
 	"github.com/feedbridge/feedbridge/core"
@@ -15,7 +14,7 @@ func (s *Store) PutLookups(ctx context.Context, ws core.ID, kind core.LookupKind
 		return nil, fmt.Errorf("sqlite: put lookups: unknown kind %q", kind)
 	}
 	out := []core.Lookup{}
-	err := s.write(ctx, "put lookups", func(tx *sql.Tx) error {
+	err := s.write(ctx, "put lookups", func(tx *wtx) error {
 		seen := map[string]bool{}
 		for _, label := range labels {
 			key := core.Fold(label)
@@ -48,7 +47,7 @@ func scanLookup(sc scanner) (core.Lookup, error) {
 }
 
 func (s *Store) Lookups(ctx context.Context, ws core.ID, kind core.LookupKind) ([]core.Lookup, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT id, label FROM lookups WHERE workspace_id = ? AND kind = ?
+	rows, err := s.rq.QueryContext(ctx, `SELECT id, label FROM lookups WHERE workspace_id = ? AND kind = ?
 		ORDER BY label_key, label, id`, ws, kind)
 	if err != nil {
 		return nil, s.fail("lookups", err)
@@ -58,7 +57,7 @@ func (s *Store) Lookups(ctx context.Context, ws core.ID, kind core.LookupKind) (
 }
 
 func (s *Store) CreateUser(ctx context.Context, ws core.ID, u core.User) error {
-	return s.write(ctx, "create user", func(tx *sql.Tx) error {
+	return s.write(ctx, "create user", func(tx *wtx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO users(id, workspace_id, name, name_key, email) VALUES (?, ?, ?, ?, ?)`,
 			u.ID, ws, u.Name, core.Fold(u.Name), u.Email)
 		return err
@@ -66,7 +65,7 @@ func (s *Store) CreateUser(ctx context.Context, ws core.ID, u core.User) error {
 }
 
 func (s *Store) Users(ctx context.Context, ws core.ID) ([]core.User, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT id, name, email FROM users WHERE workspace_id = ? ORDER BY name_key, name, id`, ws)
+	rows, err := s.rq.QueryContext(ctx, `SELECT id, name, email FROM users WHERE workspace_id = ? ORDER BY name_key, name, id`, ws)
 	if err != nil {
 		return nil, s.fail("users", err)
 	}
@@ -79,7 +78,7 @@ func (s *Store) Users(ctx context.Context, ws core.ID) ([]core.User, error) {
 
 // PutCompany creates the company of a domain, or renames the one that exists (keeping its id).
 func (s *Store) PutCompany(ctx context.Context, ws core.ID, c core.Company) (core.Company, error) {
-	err := s.write(ctx, "put company", func(tx *sql.Tx) error {
+	err := s.write(ctx, "put company", func(tx *wtx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO companies(id, workspace_id, name, name_key, domain) VALUES (?, ?, ?, ?, ?)
 			ON CONFLICT (workspace_id, domain) DO UPDATE SET name = excluded.name, name_key = excluded.name_key`,
 			c.ID, ws, c.Name, core.Fold(c.Name), c.Domain); err != nil {
@@ -95,7 +94,7 @@ func (s *Store) PutCompany(ctx context.Context, ws core.ID, c core.Company) (cor
 }
 
 func (s *Store) Companies(ctx context.Context, ws core.ID) ([]core.Company, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT id, name, domain FROM companies WHERE workspace_id = ? ORDER BY name_key, domain`, ws)
+	rows, err := s.rq.QueryContext(ctx, `SELECT id, name, domain FROM companies WHERE workspace_id = ? ORDER BY name_key, domain`, ws)
 	if err != nil {
 		return nil, s.fail("companies", err)
 	}

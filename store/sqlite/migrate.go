@@ -66,17 +66,20 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("sqlite: migrate: %w", err)
 	}
-	if _, err := s.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`); err != nil {
-		return s.fail("migrate", err)
+	if err := s.write(ctx, "migrate", func(tx *wtx) error {
+		_, err := tx.raw.ExecContext(tx.ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+			version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`)
+		return err
+	}); err != nil {
+		return err
 	}
 	for _, m := range ms {
-		err := s.write(ctx, "migrate "+m.name, func(tx *sql.Tx) error {
+		err := s.write(ctx, "migrate "+m.name, func(tx *wtx) error {
 			var n int
 			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&n); err != nil || n > 0 {
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+			if _, err := tx.raw.ExecContext(tx.ctx, m.sql); err != nil { // several statements: never prepared
 				return err
 			}
 			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)`,
@@ -92,7 +95,7 @@ func (s *Store) migrate(ctx context.Context) error {
 
 // schemaVersion is the highest applied migration; a database newer than the binary reports its own number
 // so that Ping refuses to serve it.
-func (s *Store) schemaVersion(ctx context.Context, db *sql.DB) (int, error) {
+func (s *Store) schemaVersion(ctx context.Context, db queryer) (int, error) {
 	var v sql.NullInt64
 	err := db.QueryRowContext(ctx, `SELECT max(version) FROM schema_migrations`).Scan(&v)
 	return int(v.Int64), err

@@ -52,7 +52,7 @@ func recordByID(ctx context.Context, q queryer, ws, id core.ID) (core.Record, er
 }
 
 func (s *Store) Record(ctx context.Context, ws, id core.ID) (core.Record, error) {
-	r, err := recordByID(ctx, s.r, ws, id)
+	r, err := recordByID(ctx, s.rq, ws, id)
 	return r, s.fail("record", err)
 }
 

@@ -17,12 +17,10 @@ func (s *Store) CreateRecord(ctx context.Context, ws core.ID, nr core.NewRecord)
 		rec     core.Record
 		created bool
 	)
-	err := s.write(ctx, "create record", func(tx *sql.Tx) error {
-		w := newRecordWriter(ctx, tx, ws, s.nowMS())
-		wsp, err := w.workspace()
-		if err != nil {
-			return err
-		}
+	err := s.write(ctx, "create record", func(tx *wtx) error {
+		// A workspace that does not exist fails the first insert on its foreign key (ErrNotFound); only
+		// the idea limit needs the row itself.
+		w := newRecordWriter(tx, ws, s.nowMS())
 		if nr.Idempotency != nil {
 			id, err := w.replay(nr)
 			if err != nil || id != "" {
@@ -49,7 +47,7 @@ func (s *Store) CreateRecord(ctx context.Context, ws core.ID, nr core.NewRecord)
 			return err
 		}
 		if nr.CountIdea {
-			if err := w.countIdea(wsp); err != nil {
+			if err := w.countIdea(); err != nil {
 				return err
 			}
 		}
@@ -129,11 +127,15 @@ func (w *recordWriter) dedupHit(key string) (core.ID, error) {
 
 // countIdea takes one idea from the workspace's limit. The single writer serialises this read and
 // increment, so concurrent creates never overshoot.
-func (w *recordWriter) countIdea(wsp core.Workspace) error {
+func (w *recordWriter) countIdea() error {
+	wsp, err := w.workspace()
+	if err != nil {
+		return err
+	}
 	if wsp.IdeaLimit > 0 && wsp.IdeasUsed >= wsp.IdeaLimit {
 		return &core.IdeaLimitError{Used: wsp.IdeasUsed, Limit: wsp.IdeaLimit, Plan: wsp.Plan}
 	}
-	_, err := w.tx.ExecContext(w.ctx, `UPDATE workspaces SET ideas_used = ideas_used + 1 WHERE id = ?`, w.ws)
+	_, err = w.tx.ExecContext(w.ctx, `UPDATE workspaces SET ideas_used = ideas_used + 1 WHERE id = ?`, w.ws)
 	return err
 }
 

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -103,11 +102,12 @@ func (s *Store) walk(ctx context.Context, f filter, term string, asc bool, lo, h
 	query := `SELECT ` + recordFields + ` FROM records_fts CROSS JOIN records r ON r.seq = records_fts.rowid ` + recordJoins +
 		` WHERE records_fts MATCH ? AND records_fts.rowid >= ? AND records_fts.rowid < ? AND ` + strings.Join(f.where, " AND ") +
 		` AND ` + contains + ` ORDER BY records_fts.rowid ` + dir
-	if limit > 0 {
-		query += ` LIMIT ` + strconv.Itoa(limit)
-	}
 	args := append(append([]any{trigramQuery(term), lo, hi}, f.args...), term)
-	rows, err := s.r.QueryContext(ctx, query, args...)
+	if limit > 0 {
+		query += ` LIMIT ?`
+		args = append(args, limit)
+	}
+	rows, err := s.rq.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}

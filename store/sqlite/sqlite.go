@@ -10,6 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/feedbridge/feedbridge/core"
@@ -19,10 +22,20 @@ import (
 // Store is the SQLite implementation of core.Store. It is safe for concurrent use.
 type Store struct {
 	w    *sql.DB // exactly one connection: the single writer
+	wc   *stmtCache
 	r    *sql.DB // query-only readers
+	rq   reader
 	path string
 	now  func() time.Time
 	mode searchMode
+	busy time.Duration
+
+	writes  chan *writeReq // to the writer goroutine (group.go)
+	quit    chan struct{}  // closed by Close
+	stopped chan struct{}  // closed when the writer goroutine has ended
+	once    sync.Once
+	commits atomic.Int64 // transactions committed by the writer, for the benchmarks' writes/commit
+	grouped atomic.Int64 // writes in them
 }
 
 var _ core.Store = (*Store)(nil)
@@ -31,12 +44,20 @@ var _ core.Store = (*Store)(nil)
 // CPU-bound, so more connections only add contention.
 const readers = 4
 
+// busyTimeout is how long a write waits for another process's lock (the CLI next to the daemon) before it
+// fails as unavailable.
+const busyTimeout = 5 * time.Second
+
 // Open opens (creating when missing) the SQLite database at path and applies every pending migration.
 func Open(ctx context.Context, path string) (*Store, error) {
+	return open(ctx, path, busyTimeout)
+}
+
+func open(ctx context.Context, path string, busy time.Duration) (*Store, error) {
 	if path == "" {
 		return nil, errors.New("sqlite: open: empty path")
 	}
-	w, err := sql.Open("sqlite", dsn(path, "&_txlock=immediate"))
+	w, err := sql.Open("sqlite", dsn(path, busy, "&_txlock=immediate"))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
@@ -44,29 +65,31 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
-	s := &Store{w: w, path: path, now: time.Now}
+	s := &Store{w: w, wc: newStmtCache(w), path: path, now: time.Now, busy: busy,
+		writes: make(chan *writeReq), quit: make(chan struct{}), stopped: make(chan struct{})}
+	go s.writer()
 	if err := s.migrate(ctx); err != nil {
-		w.Close()
+		s.Close()
 		return nil, err
 	}
 	// The readers open after the migrations so that their first statement already sees the schema.
-	r, err := sql.Open("sqlite", dsn(path, "&_query_only=1"))
+	r, err := sql.Open("sqlite", dsn(path, busy, "&_query_only=1"))
 	if err != nil {
-		w.Close()
+		s.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
 	r.SetMaxOpenConns(readers)
 	r.SetMaxIdleConns(readers)
-	s.r = r
+	s.r, s.rq = r, reader{newStmtCache(r)}
 	return s, nil
 }
 
 // dsn builds the driver's name for path: a file: URI (so a path with '?' or '#' survives) with the pragmas
 // every connection needs.
-func dsn(path, extra string) string {
+func dsn(path string, busy time.Duration, extra string) string {
 	p := (&url.URL{Path: path}).EscapedPath()
-	return "file:" + p + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)" +
-		"&_pragma=foreign_keys(1)&_pragma=temp_store(MEMORY)&_pragma=cache_size(-32000)&_pragma=mmap_size(1073741824)" + extra
+	return "file:" + p + "?_pragma=busy_timeout(" + strconv.FormatInt(busy.Milliseconds(), 10) + ")&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)" +
+		"&_pragma=foreign_keys(1)&_pragma=temp_store(MEMORY)&_pragma=cache_size(-32000)" + extra
 }
 
 // Path is the database file the store was opened on.
@@ -74,7 +97,7 @@ func (s *Store) Path() string { return s.path }
 
 // Ping checks that the database answers and that its schema is the one this binary expects.
 func (s *Store) Ping(ctx context.Context) error {
-	v, err := s.schemaVersion(ctx, s.r)
+	v, err := s.schemaVersion(ctx, s.rq)
 	if err != nil {
 		return s.fail("ping", err)
 	}
@@ -84,12 +107,17 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Close closes both pools. In-flight statements finish first.
+// Close stops the writer after its current transaction and closes both pools. Writes after Close fail
+// with core.ErrUnavailable; closing twice is harmless.
 func (s *Store) Close() error {
+	s.once.Do(func() { close(s.quit) })
+	<-s.stopped
 	var errs []error
 	if s.r != nil {
+		s.rq.c.close()
 		errs = append(errs, s.r.Close())
 	}
+	s.wc.close()
 	errs = append(errs, s.w.Close())
 	return errors.Join(errs...)
 }
@@ -97,18 +125,10 @@ func (s *Store) Close() error {
 // nowMS is the store's clock in Unix milliseconds, for lease and queue times.
 func (s *Store) nowMS() int64 { return s.now().UnixMilli() }
 
-// write runs fn in one write transaction (BEGIN IMMEDIATE on the single writer connection).
-func (s *Store) write(ctx context.Context, op string, fn func(tx *sql.Tx) error) error {
-	tx, err := s.w.BeginTx(ctx, nil)
-	if err != nil {
-		return s.fail(op, err)
+// prepare caches the writer's statements that a transaction had to run unprepared. Failures only mean
+// the statement stays unprepared.
+func (s *Store) prepare(ctx context.Context, queries []string) {
+	for _, q := range queries {
+		s.wc.get(ctx, q)
 	}
-	if err := fn(tx); err != nil {
-		tx.Rollback()
-		return s.fail(op, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return s.fail(op, err)
-	}
-	return nil
 }

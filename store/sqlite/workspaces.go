@@ -39,7 +39,7 @@ func nullID(id core.ID) any {
 }
 
 func (s *Store) CreateWorkspace(ctx context.Context, w core.Workspace) error {
-	return s.write(ctx, "create workspace", func(tx *sql.Tx) error {
+	return s.write(ctx, "create workspace", func(tx *wtx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO workspaces(id, name, plan, idea_limit, ideas_used, suspended, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?)`, w.ID, w.Name, w.Plan, w.IdeaLimit, w.IdeasUsed, w.Suspended, ms(w.CreatedAt))
 		return err
@@ -61,12 +61,12 @@ func scanWorkspace(sc scanner) (core.Workspace, error) {
 }
 
 func (s *Store) Workspace(ctx context.Context, id core.ID) (core.Workspace, error) {
-	w, err := scanWorkspace(s.r.QueryRowContext(ctx, `SELECT `+workspaceCols+` FROM workspaces WHERE id = ?`, id))
+	w, err := scanWorkspace(s.rq.QueryRowContext(ctx, `SELECT `+workspaceCols+` FROM workspaces WHERE id = ?`, id))
 	return w, s.fail("workspace", err)
 }
 
 func (s *Store) Workspaces(ctx context.Context) ([]core.Workspace, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+workspaceCols+` FROM workspaces ORDER BY created_at, id`)
+	rows, err := s.rq.QueryContext(ctx, `SELECT `+workspaceCols+` FROM workspaces ORDER BY created_at, id`)
 	if err != nil {
 		return nil, s.fail("workspaces", err)
 	}
@@ -76,7 +76,7 @@ func (s *Store) Workspaces(ctx context.Context) ([]core.Workspace, error) {
 
 // UpdateWorkspace changes name, plan, idea limit and suspension; ideas_used belongs to record creation.
 func (s *Store) UpdateWorkspace(ctx context.Context, w core.Workspace) error {
-	return s.write(ctx, "update workspace", func(tx *sql.Tx) error {
+	return s.write(ctx, "update workspace", func(tx *wtx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE workspaces SET name = ?, plan = ?, idea_limit = ?, suspended = ? WHERE id = ?`,
 			w.Name, w.Plan, w.IdeaLimit, w.Suspended, w.ID)
 		return mustChange(res, err)
@@ -84,7 +84,7 @@ func (s *Store) UpdateWorkspace(ctx context.Context, w core.Workspace) error {
 }
 
 func (s *Store) CreateAPIKey(ctx context.Context, k core.APIKey) error {
-	return s.write(ctx, "create api key", func(tx *sql.Tx) error {
+	return s.write(ctx, "create api key", func(tx *wtx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO api_keys(id, workspace_id, name, prefix, hash, created_at, revoked_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?)`, k.ID, k.Workspace, k.Name, k.Prefix, k.Hash, ms(k.CreatedAt), optMS(k.RevokedAt))
 		return err
@@ -105,7 +105,7 @@ func scanKey(sc scanner, extra ...any) (core.APIKey, error) {
 }
 
 func (s *Store) APIKeys(ctx context.Context, ws core.ID) ([]core.APIKey, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+keyCols+` FROM api_keys k WHERE k.workspace_id = ? ORDER BY k.created_at, k.id`, ws)
+	rows, err := s.rq.QueryContext(ctx, `SELECT `+keyCols+` FROM api_keys k WHERE k.workspace_id = ? ORDER BY k.created_at, k.id`, ws)
 	if err != nil {
 		return nil, s.fail("api keys", err)
 	}
@@ -115,7 +115,7 @@ func (s *Store) APIKeys(ctx context.Context, ws core.ID) ([]core.APIKey, error) 
 
 // RevokeAPIKey stamps the revocation once; revoking a revoked key keeps the first time.
 func (s *Store) RevokeAPIKey(ctx context.Context, keyID core.ID, at time.Time) error {
-	return s.write(ctx, "revoke api key", func(tx *sql.Tx) error {
+	return s.write(ctx, "revoke api key", func(tx *wtx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?`, ms(at), keyID)
 		return mustChange(res, err)
 	})
@@ -126,7 +126,7 @@ func (s *Store) KeyByHash(ctx context.Context, hash string) (core.APIKey, core.W
 		w       core.Workspace
 		created int64
 	)
-	row := s.r.QueryRowContext(ctx, `SELECT `+keyCols+`, w.id, w.name, w.plan, w.idea_limit, w.ideas_used, w.suspended, w.created_at
+	row := s.rq.QueryRowContext(ctx, `SELECT `+keyCols+`, w.id, w.name, w.plan, w.idea_limit, w.ideas_used, w.suspended, w.created_at
 		FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id WHERE k.hash = ? AND k.revoked_at IS NULL`, hash)
 	k, err := scanKey(row, &w.ID, &w.Name, &w.Plan, &w.IdeaLimit, &w.IdeasUsed, &w.Suspended, &created)
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 // id, contact and company once per transaction instead of once per row.
 type recordWriter struct {
 	ctx       context.Context
-	tx        *sql.Tx
+	tx        *wtx
 	ws        core.ID
 	now       int64
 	labels    map[lookupKey]string // known-good referenced ids → label or name
@@ -40,8 +40,9 @@ type refs struct {
 	tags              []string
 }
 
-func newRecordWriter(ctx context.Context, tx *sql.Tx, ws core.ID, now int64) *recordWriter {
-	return &recordWriter{ctx: ctx, tx: tx, ws: ws, now: now, labels: map[lookupKey]string{},
+// newRecordWriter works in tx; its statements use the transaction's context (see group).
+func newRecordWriter(tx *wtx, ws core.ID, now int64) *recordWriter {
+	return &recordWriter{ctx: tx.ctx, tx: tx, ws: ws, now: now, labels: map[lookupKey]string{},
 		contacts: map[string]contactRow{}, companies: map[string]companyRow{}, nextSeq: map[int64]int64{}}
 }
 

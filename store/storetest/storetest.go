@@ -32,6 +32,8 @@ func Run(t *testing.T, open func(t *testing.T) core.Store) {
 		{"InsightQueue", insightTests},
 		{"Leases", leaseTests},
 		{"Backend", backendTests},
+		{"Races", raceTests}, // races_extra.go and text_extra.go: cases found while building the PostgreSQL store
+		{"Text", textTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
