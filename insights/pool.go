@@ -148,7 +148,12 @@ func (p *Pool) dispatch(ctx context.Context, jobs chan<- core.InsightJob, free c
 			<-free
 			idle++
 		}
-		got, err := p.store.ClaimInsightJobs(ctx, p.cfg.Holder, idle, p.cfg.Lease)
+		// The claim runs detached from ctx: a claim cancelled half-way may still commit on the server
+		// (PostgreSQL's single UPDATE … RETURNING) while its rows never reach us, and those jobs would stay
+		// held until their lease ran out. Claimed jobs reach a worker, which releases them when ctx is done.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
+		got, err := p.store.ClaimInsightJobs(cctx, p.cfg.Holder, idle, p.cfg.Lease)
+		cancel()
 		if err != nil && ctx.Err() == nil {
 			p.log.WithError(err).Warn("insights: claim jobs")
 		}
