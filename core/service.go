@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"sync"
 	"time"
 )
 
@@ -27,6 +28,7 @@ type Service struct {
 	now       func() time.Time
 	obs       Observer
 	attempts  int
+	wsCache   sync.Map // ID → wsState, see writable
 }
 
 // NewService wires a service to its store.

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"html"
 	"strings"
-	"unicode/utf8"
 	"time"
+	"unicode/utf8"
 )
 
 // Limits of the contract (§2.1), in characters.
@@ -193,13 +193,33 @@ func cleanText(fields ...*string) {
 }
 
 // writable refuses writes to a workspace that is missing or suspended, whichever path they come from (an
-// API key of a suspended workspace is refused earlier, at authentication).
+// API key of a suspended workspace is refused earlier, at authentication). The answer is remembered for
+// workspaceTTL, so a create costs no extra read while a suspension still takes effect within the
+// contract's 5 seconds.
 func (s *Service) writable(ctx context.Context, ws ID) error {
-	w, err := s.store.Workspace(ctx, ws)
-	if err == nil && w.Suspended {
-		return ErrWorkspaceNotFound
+	now := s.now()
+	if v, ok := s.wsCache.Load(ws); ok {
+		if e := v.(wsState); now.Before(e.until) {
+			return e.err
+		}
 	}
+	w, err := s.store.Workspace(ctx, ws)
+	switch {
+	case err == nil && w.Suspended:
+		err = ErrWorkspaceNotFound
+	case err != nil && !isNotFound(err):
+		return err // a store failure is not remembered
+	}
+	s.wsCache.Store(ws, wsState{err: err, until: now.Add(workspaceTTL)})
 	return err
+}
+
+// workspaceTTL is how long a workspace's writable state is remembered.
+const workspaceTTL = 2 * time.Second
+
+type wsState struct {
+	err   error
+	until time.Time
 }
 
 // checkIDs validates the layout of referenced ids and removes repeated tags; whether they exist in the
