@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"time"
 
@@ -33,8 +32,8 @@ type fetched struct {
 // catchUp reads every message above the checkpoint, oldest first, one batch at a time. Each batch's records
 // and the advanced checkpoint are written in one transaction. Fetching runs a batch ahead of storing, so the
 // IMAP server and the store work at the same time; messages are moved (or flagged) in groups of
-// disposeEvery, since each MOVE costs the server a sync. A crash before a group is moved leaves its messages
-// for recoverDone.
+// disposeEvery, since each MOVE costs the server a sync, and a group's move runs while the next batches are
+// stored. A crash before a group is moved leaves its messages for recoverDone.
 func (e *entry) catchUp(ctx context.Context, c *imapclient.Client, pos *position) error {
 	criteria := &imap.SearchCriteria{
 		UID:     []imap.UIDSet{{imap.UIDRange{Start: pos.last + 1, Stop: 0}}},
@@ -57,7 +56,10 @@ func (e *entry) catchUp(ctx context.Context, c *imapclient.Client, pos *position
 		for range batches { // let the fetcher finish before the connection is reused or closed
 		}
 	}()
-	var pend pending
+	var (
+		pend     pending
+		inflight = func() error { return nil } // the previous group's move
+	)
 	for b := range batches {
 		if b.err != nil {
 			return b.err
@@ -69,33 +71,20 @@ func (e *entry) catchUp(ctx context.Context, c *imapclient.Client, pos *position
 		}
 		*pos = next
 		pend.done, pend.bad = append(pend.done, done...), append(pend.bad, bad...)
-		if len(pend.done)+len(pend.bad) >= e.disposeEvery {
-			if err := e.flush(c, &pend); err != nil {
+		if pend.size() >= e.disposeEvery {
+			if err := inflight(); err != nil {
 				return err
 			}
+			inflight = e.flushAsync(c, &pend)
 		}
+	}
+	if err := inflight(); err != nil {
+		return err
 	}
 	if err := e.flush(c, &pend); err != nil {
 		return err
 	}
 	return ctx.Err()
-}
-
-// disposeEvery is how many handled messages are moved (or flagged) together.
-const disposeEvery = 1000
-
-// pending are handled messages not yet moved or flagged.
-type pending struct{ done, bad []imap.UID }
-
-func (e *entry) flush(c *imapclient.Client, p *pending) error {
-	if err := e.dispose(c, p.done, e.spec.ProcessedMailbox, imap.FlagSeen); err != nil {
-		return err
-	}
-	if err := e.dispose(c, p.bad, e.spec.FailedMailbox, imap.FlagFlagged); err != nil {
-		return err
-	}
-	p.done, p.bad = p.done[:0], p.bad[:0]
-	return nil
 }
 
 // fetchedBatch is one batch from the fetcher.
@@ -255,79 +244,4 @@ func (e *entry) counted(f fetched, r core.BatchResult) {
 	}
 	e.m.skip(SkipDuplicate)
 	log.Info("email: message already recorded; skipped as duplicate")
-}
-
-// fetch reads the batch's messages with BODY.PEEK[] (so nothing is marked \Seen by reading) and parses each.
-func (e *entry) fetch(c *imapclient.Client, uids []imap.UID) ([]fetched, error) {
-	cmd := c.Fetch(imap.UIDSetNum(uids...), &imap.FetchOptions{
-		UID:          true,
-		InternalDate: true,
-		BodySection:  []*imap.FetchItemBodySection{{Peek: true}},
-	})
-	defer cmd.Close()
-	var out []fetched
-	for msg := cmd.Next(); msg != nil; msg = cmd.Next() {
-		f := fetched{}
-		e.buf.Reset()
-		for item := msg.Next(); item != nil; item = msg.Next() {
-			switch it := item.(type) {
-			case imapclient.FetchItemDataUID:
-				f.uid = it.UID
-			case imapclient.FetchItemDataInternalDate:
-				f.received = it.Time
-			case imapclient.FetchItemDataBodySection:
-				if _, err := io.Copy(&e.buf, io.LimitReader(it.Literal, maxMessageBytes)); err != nil {
-					return nil, fmt.Errorf("email: fetch uid %d: %w", f.uid, err)
-				}
-			}
-		}
-		if f.uid == 0 {
-			continue // a FETCH response the server sent on its own (a flag change)
-		}
-		e.m.fetched.Inc()
-		f.msg, f.err = e.parser.Parse(e.buf.Bytes())
-		out = append(out, f)
-	}
-	if err := cmd.Close(); err != nil {
-		return nil, fmt.Errorf("email: fetch: %w", err)
-	}
-	slices.SortFunc(out, func(a, b fetched) int { return int(a.uid) - int(b.uid) })
-	return out, nil
-}
-
-// dispose moves uids to mailbox, or adds flag when no mailbox is configured. Without MOVE it copies, marks
-// the originals \Deleted and expunges exactly those (UID EXPUNGE); a server with neither MOVE nor UIDPLUS
-// keeps the \Deleted originals for its own expunge, since a plain EXPUNGE could remove others' messages.
-func (e *entry) dispose(c *imapclient.Client, uids []imap.UID, mailbox string, flag imap.Flag) error {
-	if len(uids) == 0 {
-		return nil
-	}
-	set := imap.UIDSetNum(uids...)
-	if mailbox == "" {
-		err := c.Store(set, &imap.StoreFlags{Op: imap.StoreFlagsAdd, Silent: true, Flags: []imap.Flag{flag}}, nil).Close()
-		if err != nil {
-			return fmt.Errorf("email: flag %s: %w", flag, err)
-		}
-		return nil
-	}
-	caps := c.Caps()
-	if caps.Has(imap.CapMove) || caps.Has(imap.CapIMAP4rev2) {
-		if _, err := c.Move(set, mailbox).Wait(); err != nil {
-			return fmt.Errorf("email: move to %q: %w", mailbox, err)
-		}
-		return nil
-	}
-	if _, err := c.Copy(set, mailbox).Wait(); err != nil {
-		return fmt.Errorf("email: copy to %q: %w", mailbox, err)
-	}
-	deleted := &imap.StoreFlags{Op: imap.StoreFlagsAdd, Silent: true, Flags: []imap.Flag{imap.FlagDeleted}}
-	if err := c.Store(set, deleted, nil).Close(); err != nil {
-		return fmt.Errorf("email: mark moved messages deleted: %w", err)
-	}
-	if caps.Has(imap.CapUIDPlus) {
-		if err := c.UIDExpunge(set).Close(); err != nil {
-			return fmt.Errorf("email: expunge moved messages: %w", err)
-		}
-	}
-	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"time"
 
 	"github.com/emersion/go-imap/v2"
@@ -99,7 +100,9 @@ func (e *entry) tokenSource(ctx context.Context) oauth2.TokenSource {
 	if e.tokens == nil {
 		o := e.spec.OAuth2
 		cfg := &oauth2.Config{ClientID: o.ClientID, ClientSecret: o.ClientSecret, Endpoint: oauth2.Endpoint{TokenURL: o.TokenURL}}
-		e.tokens = cfg.TokenSource(context.WithoutCancel(ctx), &oauth2.Token{RefreshToken: o.RefreshToken})
+		// The token source keeps this context for every refresh; its client must give up on a silent endpoint.
+		tctx := context.WithValue(context.WithoutCancel(ctx), oauth2.HTTPClient, &http.Client{Timeout: dialTimeout})
+		e.tokens = cfg.TokenSource(tctx, &oauth2.Token{RefreshToken: o.RefreshToken})
 	}
 	return e.tokens
 }

@@ -119,7 +119,8 @@ func (e *entry) backoff(failures int) time.Duration {
 }
 
 // session connects, reads everything new and then waits for mail, until an error. progressed says whether
-// the mailbox was selected, which resets the backoff.
+// a catch-up completed, which resets the backoff; a server that fails the same step every time keeps
+// backing off.
 func (e *entry) session(ctx context.Context) (progressed bool, err error) {
 	c, done, err := e.dial(ctx)
 	if err != nil {
@@ -141,13 +142,15 @@ func (e *entry) session(ctx context.Context) (progressed bool, err error) {
 	if err != nil {
 		return false, err
 	}
+	e.report(ctx, StateRunning, true)
 	if err := e.recoverDone(ctx, c, pos); err != nil {
-		return true, err
+		return false, err
 	}
 	for {
 		if err := e.catchUp(ctx, c, &pos); err != nil {
-			return true, err
+			return progressed, err
 		}
+		progressed = true
 		e.succeeded(ctx)
 		if err := e.wait(ctx, c); err != nil {
 			return true, err
@@ -210,9 +213,10 @@ func (e *entry) wait(ctx context.Context, c *imapclient.Client) error {
 
 // succeeded records a completed poll in the metrics and, throttled, in the connector status.
 func (e *entry) succeeded(ctx context.Context) {
+	first := e.lastSuccess.IsZero()
 	e.lastSuccess = e.env.Now()
 	e.m.lastSuccess.Set(float64(e.lastSuccess.UnixNano()) / 1e9)
-	e.report(ctx, StateRunning, false)
+	e.report(ctx, StateRunning, first)
 }
 
 // report writes the connector status when the state changed (or force), or when the last write is older

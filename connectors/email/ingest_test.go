@@ -59,7 +59,7 @@ func testIngest(t *testing.T, tg *imapTarget, extra map[string]any, moved bool) 
 
 	waitFor(t, 20*time.Second, "every message handled", func() bool {
 		return fx.counter(t, "feedbridge_email_messages_fetched_total") == float64(len(ingestCorpus)) &&
-			len(fx.records(t)) == wantCreated && fx.status(t).State == StateRunning
+			len(fx.records(t)) == wantCreated && !fx.status(t).LastSuccessAt.IsZero()
 	})
 	checkRecords(t, fx, ingestCorpus)
 	checkMailboxes(t, tg, moved, len(ingestCorpus)-wantFailed, wantFailed)
@@ -93,14 +93,17 @@ func testIngest(t *testing.T, tg *imapTarget, extra map[string]any, moved bool) 
 
 	// New mail while the connector waits (IDLE or poll) is picked up, once.
 	tg.appendRaw(t, tg.box("Feedback"), simpleMessage(1, "late-a"), simpleMessage(2, "late-b"))
-	waitFor(t, 20*time.Second, "the two new messages", func() bool { return len(fx.records(t)) == wantCreated+2 })
+	waitFor(t, 20*time.Second, "the two new messages recorded and moved or flagged", func() bool {
+		return len(fx.records(t)) == wantCreated+2 && unhandled(t, tg, tg.box("Feedback"), moved) == 0
+	})
 
 	// A restart reads nothing again.
 	stop()
 	fetched := fx.counter(t, "feedbridge_email_messages_fetched_total")
+	lastPoll := fx.status(t).LastSuccessAt
 	stop = run(t, fx.build(t, fx.entryConfig(tg, extra)))
-	waitFor(t, 10*time.Second, "the restarted connector to be running", func() bool {
-		return fx.status(t).State == StateRunning
+	waitFor(t, 10*time.Second, "a poll by the restarted connector", func() bool {
+		return fx.status(t).LastSuccessAt.After(lastPoll)
 	})
 	stop()
 	if got := fx.counter(t, "feedbridge_email_messages_fetched_total"); got != fetched {
@@ -176,9 +179,22 @@ func checkMailboxes(t *testing.T, tg *imapTarget, moved bool, done, failed int) 
 	}
 }
 
+// unhandled counts the messages of a mailbox that were neither moved nor flagged.
+func unhandled(t *testing.T, tg *imapTarget, mailbox string, moved bool) int {
+	n := 0
+	for _, m := range tg.messages(t, mailbox) {
+		if moved || !(m.has(imap.FlagSeen) || m.has(imap.FlagFlagged)) {
+			n++
+		}
+	}
+	return n
+}
+
 func mailboxUIDValidity(t *testing.T, tg *imapTarget, mailbox string) uint32 {
 	t.Helper()
-	st, err := tg.client(t).Status(mailbox, &imap.StatusOptions{UIDValidity: true}).Wait()
+	c := tg.client(t)
+	defer c.Close()
+	st, err := c.Status(mailbox, &imap.StatusOptions{UIDValidity: true}).Wait()
 	if err != nil {
 		t.Fatal(err)
 	}

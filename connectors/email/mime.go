@@ -19,6 +19,8 @@ const (
 	maxDepth     = 8       // nested message/rfc822 levels
 	maxParts     = 500     // MIME parts visited per message
 	maxTextBytes = 2 << 20 // bytes read from one text part
+
+	maxSalvageBytes = 256 << 10 // raw multipart body kept in case no part can be read
 )
 
 type person struct{ name, email string }
@@ -112,7 +114,7 @@ func (c *collector) walkMultipart(e *message.Entity, boundary string) {
 		return
 	}
 	var seen bytes.Buffer
-	body := io.TeeReader(io.LimitReader(e.Body, 64<<20), &limitedBuffer{buf: &seen, max: maxTextBytes})
+	body := io.TeeReader(io.LimitReader(e.Body, 64<<20), &limitedBuffer{buf: &seen, max: maxSalvageBytes})
 	ent, _ := message.New(e.Header, body) // multipart bodies carry no transfer encoding or charset to fail on
 	mr := ent.MultipartReader()
 	if mr == nil {

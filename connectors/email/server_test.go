@@ -196,7 +196,7 @@ func (s *faultSession) Copy(numSet imap.NumSet, dest string) (*imap.CopyData, er
 	return s.moveSession.Copy(numSet, dest)
 }
 
-// client logs in to the target as the test user.
+// client logs in to the target as the test user; callers close it when done (polling helpers open many).
 func (tg *imapTarget) client(t testing.TB) *imapclient.Client {
 	t.Helper()
 	c, err := imapclient.DialInsecure(tg.addr, nil)
@@ -214,6 +214,7 @@ func (tg *imapTarget) client(t testing.TB) *imapclient.Client {
 func (tg *imapTarget) create(t testing.TB, names ...string) {
 	t.Helper()
 	c := tg.client(t)
+	defer c.Close()
 	for _, n := range names {
 		if err := ensureMailbox(c, n); err != nil {
 			t.Fatal(err)
@@ -225,6 +226,7 @@ func (tg *imapTarget) create(t testing.TB, names ...string) {
 func (tg *imapTarget) appendRaw(t testing.TB, mailbox string, raws ...[]byte) {
 	t.Helper()
 	c := tg.client(t)
+	defer c.Close()
 	for _, raw := range raws {
 		cmd := c.Append(mailbox, int64(len(raw)), nil)
 		if _, err := cmd.Write(raw); err != nil {
@@ -243,6 +245,7 @@ func (tg *imapTarget) appendRaw(t testing.TB, mailbox string, raws ...[]byte) {
 func (tg *imapTarget) messages(t testing.TB, mailbox string) []boxMessage {
 	t.Helper()
 	c := tg.client(t)
+	defer c.Close()
 	if _, err := c.Select(mailbox, &imap.SelectOptions{ReadOnly: true}).Wait(); err != nil {
 		var ie *imap.Error
 		if errors.As(err, &ie) && ie.Code == imap.ResponseCodeNonExistent {

@@ -1,0 +1,121 @@
+package email
+
+import (
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/emersion/go-imap/v2"
+	"github.com/emersion/go-imap/v2/imapclient"
+)
+
+// disposeEvery is how many handled messages are moved (or flagged) together.
+const disposeEvery = 1000
+
+// pending are handled messages not yet moved or flagged.
+type pending struct{ done, bad []imap.UID }
+
+func (p *pending) size() int { return len(p.done) + len(p.bad) }
+
+// flush moves or flags the pending messages and waits for the server.
+func (e *entry) flush(c *imapclient.Client, p *pending) error {
+	return e.flushAsync(c, p)()
+}
+
+// flushAsync starts moving or flagging the pending messages and returns a func that waits for the outcome.
+// The commands run beside the fetcher's, so the server works through a move while the store writes the
+// next batches.
+func (e *entry) flushAsync(c *imapclient.Client, p *pending) (wait func() error) {
+	done, bad := p.done, p.bad
+	*p = pending{}
+	errc := make(chan error, 1)
+	go func() {
+		err := e.dispose(c, done, e.spec.ProcessedMailbox, imap.FlagSeen)
+		if err == nil {
+			err = e.dispose(c, bad, e.spec.FailedMailbox, imap.FlagFlagged)
+		}
+		errc <- err
+	}()
+	return func() error { return <-errc }
+}
+
+// fetch reads the batch's messages with BODY.PEEK[] (so nothing is marked \Seen by reading) and parses each.
+func (e *entry) fetch(c *imapclient.Client, uids []imap.UID) ([]fetched, error) {
+	cmd := c.Fetch(imap.UIDSetNum(uids...), &imap.FetchOptions{
+		UID:          true,
+		InternalDate: true,
+		BodySection:  []*imap.FetchItemBodySection{{Peek: true}},
+	})
+	defer cmd.Close()
+	wanted := make(map[imap.UID]bool, len(uids))
+	for _, u := range uids {
+		wanted[u] = true
+	}
+	var out []fetched
+	for msg := cmd.Next(); msg != nil; msg = cmd.Next() {
+		f, body := fetched{}, false
+		e.buf.Reset()
+		for item := msg.Next(); item != nil; item = msg.Next() {
+			switch it := item.(type) {
+			case imapclient.FetchItemDataUID:
+				f.uid = it.UID
+			case imapclient.FetchItemDataInternalDate:
+				f.received = it.Time
+			case imapclient.FetchItemDataBodySection:
+				body = true
+				if _, err := io.Copy(&e.buf, io.LimitReader(it.Literal, maxMessageBytes)); err != nil {
+					return nil, fmt.Errorf("email: fetch uid %d: %w", f.uid, err)
+				}
+			}
+		}
+		if !body || !wanted[f.uid] {
+			continue // a FETCH response the server sent on its own (a flag change), or a repeat
+		}
+		delete(wanted, f.uid)
+		e.m.fetched.Inc()
+		f.msg, f.err = e.parser.Parse(e.buf.Bytes())
+		out = append(out, f)
+	}
+	if err := cmd.Close(); err != nil {
+		return nil, fmt.Errorf("email: fetch: %w", err)
+	}
+	slices.SortFunc(out, func(a, b fetched) int { return int(a.uid) - int(b.uid) })
+	return out, nil
+}
+
+// dispose moves uids to mailbox, or adds flag when no mailbox is configured. Without MOVE it copies, marks
+// the originals \Deleted and expunges exactly those (UID EXPUNGE); a server with neither MOVE nor UIDPLUS
+// keeps the \Deleted originals for its own expunge, since a plain EXPUNGE could remove others' messages.
+func (e *entry) dispose(c *imapclient.Client, uids []imap.UID, mailbox string, flag imap.Flag) error {
+	if len(uids) == 0 {
+		return nil
+	}
+	set := imap.UIDSetNum(uids...)
+	if mailbox == "" {
+		err := c.Store(set, &imap.StoreFlags{Op: imap.StoreFlagsAdd, Silent: true, Flags: []imap.Flag{flag}}, nil).Close()
+		if err != nil {
+			return fmt.Errorf("email: flag %s: %w", flag, err)
+		}
+		return nil
+	}
+	caps := c.Caps()
+	if caps.Has(imap.CapMove) || caps.Has(imap.CapIMAP4rev2) {
+		if _, err := c.Move(set, mailbox).Wait(); err != nil {
+			return fmt.Errorf("email: move to %q: %w", mailbox, err)
+		}
+		return nil
+	}
+	if _, err := c.Copy(set, mailbox).Wait(); err != nil {
+		return fmt.Errorf("email: copy to %q: %w", mailbox, err)
+	}
+	deleted := &imap.StoreFlags{Op: imap.StoreFlagsAdd, Silent: true, Flags: []imap.Flag{imap.FlagDeleted}}
+	if err := c.Store(set, deleted, nil).Close(); err != nil {
+		return fmt.Errorf("email: mark moved messages deleted: %w", err)
+	}
+	if caps.Has(imap.CapUIDPlus) {
+		if err := c.UIDExpunge(set).Close(); err != nil {
+			return fmt.Errorf("email: expunge moved messages: %w", err)
+		}
+	}
+	return nil
+}
