@@ -1,0 +1,104 @@
+package e2e
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+)
+
+// insightFeedback is one feedback whose description the builtin extractor always splits the same way, so
+// every record of the test must end with the same number of insights.
+func insightFeedback(trial, i int) string {
+	return fmt.Sprintf(`{"title":"insight %d-%d","description":"The CSV export crashes every time on large reports. Please add a scheduled export to S3. Support was great though, thanks! Ticket %d."}`, trial, i, i)
+}
+
+// checkJobs asserts the queue's invariants on the stored state: every feedback with a description has
+// exactly one insight job, no job failed or vanished, and a record has insights only when its job is done
+// (the insights and the job's completion are one transaction).
+func checkJobs(t *testing.T, db *inspector) (queued, running, done int) {
+	t.Helper()
+	if n := db.int(t, `SELECT count(*) FROM records r
+		LEFT JOIN (SELECT record_id, count(*) AS n FROM insight_jobs GROUP BY record_id) j ON j.record_id = r.id
+		WHERE r.type = 'Feedback' AND r.description <> '' AND coalesce(j.n, 0) <> 1`); n != 0 {
+		t.Fatalf("%d feedback records without exactly one insight job", n)
+	}
+	if n := db.int(t, "SELECT count(*) FROM insight_jobs WHERE state NOT IN ('queued', 'running', 'done')"); n != 0 {
+		t.Fatalf("%d insight jobs failed or in an unknown state", n)
+	}
+	if n := db.int(t, `SELECT count(*) FROM insight_jobs j WHERE j.state <> 'done'
+		AND EXISTS (SELECT 1 FROM insights i WHERE i.workspace_id = j.workspace_id AND i.record_id = j.record_id)`); n != 0 {
+		t.Fatalf("%d records have insights while their job is not done", n)
+	}
+	return db.int(t, "SELECT count(*) FROM insight_jobs WHERE state = 'queued'"),
+		db.int(t, "SELECT count(*) FROM insight_jobs WHERE state = 'running'"),
+		db.int(t, "SELECT count(*) FROM insight_jobs WHERE state = 'done'")
+}
+
+// kill -9 while the insight workers drain the queue. Each trial starts a daemon, writes a burst of
+// feedback (each enqueues a job in its own transaction) and kills the daemon at a random point of the
+// draining; the claims of the killed workers expire and the next daemon reclaims them. In the end every
+// job is done, exactly once: each record has one set of insights, never two.
+func TestCrashDuringInsightProcessing(t *testing.T) {
+	t.Parallel()
+	eachStore(t, func(t *testing.T, storeURL string) {
+		e := newEnv(t, storeURL, "")
+		_, key := e.workspace("Crash insights")
+		e.configure(storeURL, "insights: {provider: builtin, workers: 2}\n")
+		db := e.inspect(storeURL)
+		trials, perTrial := crashTrials(t, 20), 120
+		window := 600 * time.Millisecond
+		withClaims, withBacklog, acked := 0, 0, 0
+		for trial := 0; trial < trials; trial++ {
+			d := e.start()
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			for w := 0; w < 4; w++ {
+				wg.Go(func() {
+					for i := w; i < perTrial; i += 4 {
+						code, _ := post(d, key, "/api/records/feedback", "", insightFeedback(trial, i))
+						if code == 0 {
+							return
+						}
+						mu.Lock()
+						acked++
+						mu.Unlock()
+					}
+				})
+			}
+			time.Sleep(jitter(0, window))
+			d.kill()
+			wg.Wait()
+			queued, running, _ := checkJobs(t, db)
+			switch {
+			case running > 0:
+				withClaims++
+			case queued > 0:
+				withBacklog++
+			default:
+				window = max(window*3/4, 100*time.Millisecond) // the queue was drained: kill sooner
+			}
+			db.expireLeases(t)
+		}
+
+		d := e.start()
+		eventually(t, 120*time.Second, "the insight queue drains", func() bool {
+			q, r, _ := checkJobs(t, db)
+			return q+r == 0
+		})
+		_, _, done := checkJobs(t, db)
+		counts := db.strings(t, `SELECT DISTINCT CAST((SELECT count(*) FROM insights i WHERE i.workspace_id = r.workspace_id AND i.record_id = r.id) AS TEXT)
+			FROM records r WHERE r.type = 'Feedback'`)
+		if len(counts) != 1 || counts[0] == "0" {
+			t.Errorf("records carry differing or no insight counts %v: an extraction was lost or stored twice", counts)
+		}
+		var ins []map[string]any
+		var recs []struct{ ID string }
+		do(t, "GET", d.url("/api/records?record_type=Feedback&limit=1"), key, "", &recs)
+		if r := do(t, "GET", d.url("/api/records/"+recs[0].ID+"/insights"), key, "", &ins); r.StatusCode != 200 || len(ins) == 0 {
+			t.Errorf("insights of %s: %d %v", recs[0].ID, r.StatusCode, ins)
+		}
+		figures(t, "trials=%d kills=%d kills_with_claimed_jobs=%d kills_with_backlog=%d feedback_acked=%d jobs_done=%d insights_per_record=%v lost=0 duplicates=0",
+			trials, trials, withClaims, withBacklog, acked, done, counts)
+	})
+}
