@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/feedbridge/feedbridge/core"
 )
@@ -43,14 +44,32 @@ func (s *Store) write(ctx context.Context, op string, fn func(tx *wtx) error) er
 // writer owns the writer connection: it runs every write until Close.
 func (s *Store) writer() {
 	defer close(s.stopped)
+	tick := time.NewTicker(optimizeEvery)
+	defer tick.Stop()
 	for {
 		select {
 		case req := <-s.writes:
 			s.group(req)
+		case <-tick.C:
+			s.group(&writeReq{ctx: context.Background(), op: "optimize", fn: optimize, done: make(chan error, 1)})
 		case <-s.quit:
 			return
 		}
 	}
+}
+
+// optimizeEvery is how often the planner's statistics are refreshed as the data grows.
+const optimizeEvery = time.Hour
+
+// optimize refreshes the query planner's statistics where they are stale (PRAGMA optimize), sampling
+// (analysis_limit) so that it stays quick on a large file. Without statistics SQLite may scan a whole
+// workspace for a filter an index would answer.
+func optimize(tx *wtx) error {
+	if _, err := tx.raw.ExecContext(tx.ctx, `PRAGMA analysis_limit = 1000`); err != nil {
+		return err
+	}
+	_, err := tx.raw.ExecContext(tx.ctx, `PRAGMA optimize = 0x10002`)
+	return err
 }
 
 // group runs first and every write already waiting in one transaction.

@@ -22,7 +22,13 @@ func recordArgs(seq int64, ws core.ID, nr core.NewRecord, contactID, companyID s
 	if nr.DedupKey != "" {
 		dedup = nr.DedupKey
 	}
-	return []any{seq, nr.ID, ws, nr.Type, nr.Title, nr.DescriptionHTML, nr.Description, nr.SearchText, nr.Status, nr.Source,
+	// Most descriptions are plain text, identical in both columns: the HTML column then holds '' (which a
+	// real HTML description never is while its text is not empty) and the reader falls back to the text.
+	html := nr.DescriptionHTML
+	if html == nr.Description {
+		html = ""
+	}
+	return []any{seq, nr.ID, ws, nr.Type, nr.Title, html, nr.Description, nr.SearchText, nr.Status, nr.Source,
 		nullID(nr.AssigneeID), nullID(nr.ProductID), nullID(core.ID(contactID)), nullID(core.ID(companyID)), email,
 		nr.Reporter, dedup, ms(nr.CreatedAt), ms(nr.UpdatedAt)}
 }

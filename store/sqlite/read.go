@@ -15,7 +15,8 @@ type queryer interface {
 }
 
 // recordFields and recordJoins read a record with its labels resolved; the tags come from loadTags.
-const recordFields = `r.id, r.workspace_id, r.type, r.title, r.description_html, r.description, r.status,
+const recordFields = `r.id, r.workspace_id, r.type, r.title,
+	CASE r.description_html WHEN '' THEN r.description ELSE r.description_html END, r.description, r.status,
 	coalesce(r.assignee_id, ''), coalesce(u.name, ''), coalesce(r.product_id, ''), coalesce(p.label, ''), r.source,
 	r.customer_email, coalesce(c.name, ''), coalesce(r.company_id, ''), coalesce(r.contact_id, ''), r.reporter,
 	r.release, r.timeframe, r.created_at, r.updated_at`

@@ -38,22 +38,7 @@ func (s *Store) search(ctx context.Context, f filter, q core.ListQuery, limit in
 	if err != nil {
 		return nil, err
 	}
-	if len(recs) == limit {
-		// The page ends inside some block; its other matches may come later in rowid order but earlier in
-		// (createdAt, id) order. Read that whole block and cut the page again.
-		blo, bhi := blockRange(recs[len(recs)-1].CreatedAt)
-		tie, err := s.walk(ctx, f, term, q.Asc, max(lo, blo), min(hi, bhi), 0)
-		if err != nil {
-			return nil, err
-		}
-		recs = slices.DeleteFunc(recs, func(r core.Record) bool {
-			l, _ := blockRange(r.CreatedAt)
-			return l == blo
-		})
-		recs = append(recs, tie...)
-	}
-	// Rowid order is creation order between blocks only; within one it is insertion order.
-	slices.SortFunc(recs, func(a, b core.Record) int {
+	order := func(a, b core.Record) int {
 		c := a.CreatedAt.Compare(b.CreatedAt)
 		if c == 0 {
 			c = strings.Compare(string(a.ID), string(b.ID))
@@ -62,14 +47,31 @@ func (s *Store) search(ctx context.Context, f filter, q core.ListQuery, limit in
 			c = -c
 		}
 		return c
-	})
-	return recs[:min(limit, len(recs))], nil
+	}
+	if len(recs) < limit {
+		// Every match is here; rowid order is creation order only between blocks.
+		slices.SortFunc(recs, order)
+		return recs, nil
+	}
+	// The walk covered every block before the last record's block completely; that block's share of the
+	// page comes, in exact order, from the listing index over the block's hour.
+	edge := block(recs[len(recs)-1].CreatedAt)
+	recs = slices.DeleteFunc(recs, func(r core.Record) bool { return block(r.CreatedAt) == edge })
+	slices.SortFunc(recs, order)
+	from, to := blockTimes(edge)
+	inBlock := filter{where: append(slices.Clone(f.where), "r.created_at >= ?", "r.created_at < ?"), args: append(slices.Clone(f.args), from, to)}
+	rest, err := s.page(ctx, inBlock, contains, []any{term}, q.Asc, limit-len(recs))
+	if err != nil {
+		return nil, err
+	}
+	return append(recs, rest...), nil
 }
 
 // seqBounds narrows the rowid range [lo, hi) of a search by the creation bounds and the cursor (later
 // times have lower seqs); the exact conditions stay in the filter.
 func seqBounds(q core.ListQuery) (lo, hi int64) {
-	lo, hi = -msMax*seqSpan-seqSpan+1, msMax*seqSpan+1
+	lo, _ = seqRange(blockMax)
+	_, hi = seqRange(-blockMax)
 	if !q.From.IsZero() {
 		_, h := blockRange(q.From)
 		hi = min(hi, h)

@@ -72,6 +72,10 @@ func open(ctx context.Context, path string, busy time.Duration) (*Store, error) 
 		s.Close()
 		return nil, err
 	}
+	if err := s.write(ctx, "optimize", optimize); err != nil {
+		s.Close()
+		return nil, err
+	}
 	// The readers open after the migrations so that their first statement already sees the schema.
 	r, err := sql.Open("sqlite", dsn(path, busy, "&_query_only=1"))
 	if err != nil {

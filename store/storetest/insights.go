@@ -63,6 +63,8 @@ var insightTests = map[string]func(t *testing.T, f *fixture){
 		other := j
 		other.Workspace = b
 		wantErr(t, "complete through another workspace", f.st.CompleteInsightJob(f.ctx, other, "w1", sampleInsights()), core.ErrConflict)
+		wantErr(t, "fail through another workspace", f.st.FailInsightJob(f.ctx, other, "w1", "x", time.Now(), true), core.ErrConflict)
+		wantErr(t, "release through another workspace", f.st.ReleaseInsightJob(f.ctx, other, "w1"), core.ErrConflict)
 		ins, err = f.st.Insights(f.ctx, a, rec.ID)
 		noErr(t, "insights", err)
 		equal(t, "nothing stored by a non-holder", len(ins), 0)
