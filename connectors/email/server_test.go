@@ -155,11 +155,6 @@ func (ms *memServer) stop() {
 	}
 }
 
-func (ms *memServer) restart() {
-	ms.stop()
-	ms.start()
-}
-
 // moveSession is what imapmemserver's sessions implement: a session with MOVE.
 type moveSession interface {
 	imapserver.Session
