@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/feedbridge/feedbridge/config"
 	"github.com/feedbridge/feedbridge/core"
 )
 
@@ -124,8 +123,7 @@ func parseConfig(c Config) (*spec, error) {
 	return s, errors.Join(errs...)
 }
 
-// checkOAuth2 validates the refresh-token settings and reads their file: secrets, which Decode leaves alone
-// because they sit one level down.
+// checkOAuth2 validates the refresh-token settings (connectors.Decode has already read their file: secrets).
 func checkOAuth2(o *OAuth2Config) []error {
 	var errs []error
 	u, err := url.Parse(o.TokenURL)
@@ -134,13 +132,6 @@ func checkOAuth2(o *OAuth2Config) []error {
 	}
 	if o.ClientID == "" {
 		errs = append(errs, errors.New("oauth2.client_id: is required with auth xoauth2"))
-	}
-	for key, v := range map[string]*string{"oauth2.client_secret": &o.ClientSecret, "oauth2.refresh_token": &o.RefreshToken} {
-		s, err := config.ResolveSecret(*v)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", key, err))
-		}
-		*v = s
 	}
 	if o.RefreshToken == "" {
 		errs = append(errs, errors.New("oauth2.refresh_token: is required with auth xoauth2"))
