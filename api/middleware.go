@@ -48,6 +48,8 @@ func (s *Server) withRequestID(next http.Handler) http.Handler {
 			id = newRequestID()
 		}
 		w.Header().Set("X-Request-ID", id)
+		// Bodies echo what clients sent (titles, descriptions); a browser must never sniff them into HTML.
+		w.Header().Set("X-Content-Type-Options", "nosniff")
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), infoKey{}, &reqInfo{id: id})))
 	})
 }
