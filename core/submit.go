@@ -152,7 +152,9 @@ func (s *Service) prepare(sub Submission) (NewRecord, error) {
 			nr.DescriptionHTML = s.sanitizer.Sanitize(d)
 			nr.Description = HTMLToText(nr.DescriptionHTML)
 		default:
-			nr.DescriptionHTML, nr.Description = d, d
+			// Text that does not look like markup may still hold a tag the regexp misses ("<img src=x
+			// onerror=…" without its ">"), which a page would close with its own markup: escape it.
+			nr.DescriptionHTML, nr.Description = html.EscapeString(d), d
 		}
 		nr.Description = StripTags(nr.Description)
 	}
