@@ -57,7 +57,11 @@ type inspector struct {
 
 func (e *env) inspect(storeURL string) *inspector {
 	e.t.Helper()
-	driver, dsn, pg := "sqlite", "file:"+filepath.Join(e.dir, "fb.db")+"?_pragma=busy_timeout(10000)", false
+	path := filepath.Join(e.dir, "fb.db")
+	if p, ok := strings.CutPrefix(storeURL, "sqlite://"); ok {
+		path, storeURL = p, ""
+	}
+	driver, dsn, pg := "sqlite", "file:"+path+"?_pragma=busy_timeout(10000)", false
 	if storeURL != "" {
 		u, err := url.Parse(storeURL)
 		if err != nil {
