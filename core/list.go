@@ -32,10 +32,12 @@ type Page struct {
 	Next    string
 }
 
-// Listing limits.
+// Listing limits. MaxSearch bounds the search term: matching cost grows faster than its length (a
+// 100,000-character term took seconds, a 1 MiB one minutes), and no real search is longer.
 const (
 	DefaultPageSize = 100
 	MaxPageSize     = 1000
+	MaxSearch       = 1000
 )
 
 // List validates a listing request and returns one page.
@@ -75,6 +77,9 @@ func ParseListRequest(req ListRequest) (ListQuery, error) {
 			return q, invalid("record_type", "invalid record_type", "record_type must be one of Idea, Feedback, Feature, Objective.")
 		}
 		q.Type = t
+	}
+	if n := runeLen(req.Search); n > MaxSearch {
+		return q, invalid("search", "search is too long", "The search has %d characters; the limit is %d.", n, MaxSearch)
 	}
 	q.Search = Fold(strings.TrimSpace(req.Search))
 	switch strings.ToLower(req.Sort) {
