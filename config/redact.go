@@ -109,7 +109,7 @@ func redactURL(s string) string {
 	q := u.Query()
 	changed := false
 	for k := range q {
-		if IsSecretKey(strings.ToLower(k)) || strings.EqualFold(k, "sslpassword") {
+		if IsSecretKey(strings.ToLower(k)) || secretParam(k) {
 			q.Set(k, "MASKED")
 			changed = true
 		}
@@ -119,4 +119,16 @@ func redactURL(s string) string {
 	}
 	// url.String would escape "***"; a placeholder keeps the mask readable.
 	return strings.ReplaceAll(u.String(), "MASKED", Mask)
+}
+
+// secretParam reports whether a query parameter's name suggests a credential: export links carry them as
+// ?token=, ?key=, ?sig= and the like (libpq as ?sslpassword=).
+func secretParam(name string) bool {
+	n := strings.ToLower(name)
+	for _, part := range []string{"token", "secret", "key", "sig", "password", "passwd", "auth", "credential"} {
+		if strings.Contains(n, part) {
+			return true
+		}
+	}
+	return false
 }

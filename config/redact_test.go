@@ -127,6 +127,8 @@ func TestRedactURL(t *testing.T) {
 		{"postgres://user:p%40ss@db/fb", "postgres://user:***@db/fb"},
 		{"postgres://db/fb?sslpassword=x&sslmode=verify-full", "postgres://db/fb?sslmode=verify-full&sslpassword=***"},
 		{"postgres://user:pa ss@db:bad port/fb", Mask},
+		{"https://crm.example/export.csv?token=abc&format=csv", "https://crm.example/export.csv?format=csv&token=***"},
+		{"https://docs.example/sheet?key=k1&X-Amz-Signature=s1&gid=0", "https://docs.example/sheet?X-Amz-Signature=***&gid=0&key=***"},
 		{"not a url", "not a url"},
 	}
 	for _, tc := range tests {
