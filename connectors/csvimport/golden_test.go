@@ -87,7 +87,7 @@ func readGolden(t *testing.T, name string) (doc, errorsCSV []byte) {
 	}
 	defer f.Close()
 	var g goldenFile
-	r, err := NewReader(f, ReadOptions{Mapping: opts.Mapping, MaxRowBytes: opts.MaxRowBytes})
+	r, err := NewReader(f, ReadOptions(opts))
 	if err != nil {
 		g.Fatal = err.Error()
 		return marshalGolden(t, g), nil

@@ -144,9 +144,10 @@ func serverAddress(s *spec) (string, error) {
 	if strings.TrimSpace(s.Server) == "" {
 		return "", errors.New("is required (host:port)")
 	}
-	host, port, err := net.SplitHostPort(s.Server)
+	host, _, err := net.SplitHostPort(s.Server)
 	if err != nil {
-		host, port = strings.Trim(s.Server, "[]"), "143"
+		port := "143"
+		host = strings.Trim(s.Server, "[]")
 		if s.Security == SecurityTLS {
 			port = "993"
 		}
