@@ -69,6 +69,7 @@ func listTitles(t *testing.T, d *daemon, key, typ string) map[string][]string {
 // every acknowledged write is there exactly once under the id it was acknowledged with, and every write a
 // client made is there exactly once.
 func TestCrashDuringAPIWrites(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, storeURL string) {
 		e := newEnv(t, storeURL, "")
 		_, key := e.workspace("Crash API")

@@ -97,6 +97,7 @@ func feedbackMail(tag string, i int, auto bool) []byte {
 // checkpoint. In the end every message made exactly one record, auto-replies none, and every message sits
 // in the processed mailbox (none deleted, none left behind).
 func TestCrashDuringEmailIngestion(t *testing.T) {
+	t.Parallel()
 	imapSrv := needDovecot(t)
 	eachStore(t, func(t *testing.T, storeURL string) {
 		e := newEnv(t, storeURL, "")
@@ -118,7 +119,7 @@ connectors:
       poll_interval: 1s
 `, ws, imapSrv.addr, imapSrv.user, imapSrv.pass, inbox, done))
 		db := e.inspect(storeURL)
-		trials, perTrial := crashTrials(t, 20), 100
+		trials, perTrial := crashTrials(t, 20), 60
 		want, sent, duringIngest, beforeFirst, beforeMove := 0, 0, 0, 0, 0
 		window := 800 * time.Millisecond
 		for trial := 0; trial < trials; trial++ {

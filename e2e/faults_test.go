@@ -183,9 +183,9 @@ func TestFaultPostgresStopped(t *testing.T) {
 			t.Fatalf("5xx body %+v lacks error or error_id", b)
 		}
 	}
-	if n := d.logged("", "error_id", bodies[0].ErrorID); n == 0 {
-		t.Errorf("error_id %s of a 5xx is in no log line", bodies[0].ErrorID)
-	}
+	eventually(t, 10*time.Second, "a 5xx answer's error_id in the log", func() bool {
+		return d.logged("", "error_id", bodies[0].ErrorID) > 0
+	})
 	if n := metric(t, d, "feedbridge_http_requests_total", `status="503"`); n == 0 {
 		t.Errorf("/metrics counted no 503 (%d 5xx answered)", len(bodies))
 	}
@@ -556,9 +556,9 @@ func TestFaultSQLiteDiskFull(t *testing.T) {
 	if fullAnswers == 0 {
 		t.Fatal("the disk never filled up for the daemon")
 	}
-	if d.logged("", "error_id", full.ErrorID) == 0 {
-		t.Errorf("error_id %s of the disk-full answer is in no log line", full.ErrorID)
-	}
+	eventually(t, 10*time.Second, "the disk-full answer's error_id in the log", func() bool {
+		return d.logged("", "error_id", full.ErrorID) > 0
+	})
 	if metric(t, d, "feedbridge_http_requests_total", `status="503"`) == 0 {
 		t.Error("/metrics counted no 503")
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 // shutdownTrials is how many SIGTERMs each kind of work gets.
-const shutdownTrials = 5
+const shutdownTrials = 3
 
 // term sends SIGTERM, requires exit code 0, and returns how long the daemon took to stop.
 func term(t *testing.T, d *daemon) time.Duration {
