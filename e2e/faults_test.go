@@ -19,13 +19,8 @@ import (
 
 // pgCluster is a PostgreSQL cluster of the test's own that it may stop and start.
 type pgCluster struct {
-	t                  *testing.T
-	url, dir, port     string
-	pgctl              string
-	stopped            bool
-	stopOnce, started  sync.Mutex
-	options            string
-	downSince, upSince time.Time
+	t                     *testing.T
+	url, dir, pgctl, opts string
 }
 
 // startPGCluster starts a throwaway cluster through .ci/postgres.sh, like throwawayPostgres, keeping what
@@ -75,7 +70,7 @@ func startPGCluster(t *testing.T) *pgCluster {
 		t.Fatal(err)
 	}
 	fields := strings.Fields(strings.ReplaceAll(string(opts), `"`, ""))
-	c.options = strings.Join(fields[1:], " ")
+	c.opts = strings.Join(fields[1:], " ")
 	return c
 }
 
@@ -88,7 +83,7 @@ func (c *pgCluster) ctl(args ...string) {
 }
 
 func (c *pgCluster) stop()  { c.ctl("-m", "fast", "-w", "-t", "60", "stop") }
-func (c *pgCluster) start() { c.ctl("-w", "-t", "60", "-o", c.options, "start") }
+func (c *pgCluster) start() { c.ctl("-w", "-t", "60", "-o", c.opts, "start") }
 
 // errorReply is the contract's error body.
 type errorReply struct {
