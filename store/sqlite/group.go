@@ -12,46 +12,65 @@ import (
 // maxGroup bounds how many waiting writes share one transaction.
 const maxGroup = 64
 
-// A write waits its turn for the single writer. Writes that queue up while a transaction runs are then
-// committed together (group commit): each runs inside its own savepoint, so one that fails is rolled back
-// alone, and the commit's page writes and fsync are paid once for the group. This is what lets concurrent
-// API requests go faster than one transaction each.
+// A write waits its turn for the single writer. Whoever finds the writer free runs, as leader, its own
+// write and every write queued behind it in one transaction (group commit): each in its own savepoint,
+// so one that fails is rolled back alone, while the commit's page writes are paid once for the group.
+// An uncontended write therefore runs at once on its caller's goroutine; under concurrent load the
+// queue turns into larger, cheaper transactions.
 type writeReq struct {
 	ctx  context.Context
 	op   string
 	fn   func(tx *wtx) error
-	done chan error
+	done chan error // buffered: the leader never waits for the caller
 }
 
 // errClosed is the answer to a write after Close.
 var errClosed = fmt.Errorf("store closed: %w", core.ErrUnavailable)
 
 // write runs fn in a write transaction on the single writer connection (BEGIN IMMEDIATE), possibly shared
-// with other writes; fn's changes are committed or rolled back as a unit either way.
+// with other writes; fn's changes are committed or rolled back as a unit either way. Once queued, a write
+// is always answered: a caller whose context ends while it waits is skipped, never abandoned mid-write.
 func (s *Store) write(ctx context.Context, op string, fn func(tx *wtx) error) error {
 	req := &writeReq{ctx: ctx, op: op, fn: fn, done: make(chan error, 1)}
-	select {
-	case s.writes <- req:
-	case <-ctx.Done():
-		return s.fail(op, ctx.Err())
-	case <-s.quit:
+	s.qmu.Lock()
+	if s.closed {
+		s.qmu.Unlock()
 		return fmt.Errorf("sqlite: %s: %w", op, errClosed)
 	}
-	// Once handed over, the write runs (or is skipped for a done context) and always answers.
-	return <-req.done
+	s.queue = append(s.queue, req)
+	s.qmu.Unlock()
+	for {
+		select {
+		case err := <-req.done:
+			return err
+		case s.lead <- struct{}{}:
+			if batch := s.take(); len(batch) > 0 {
+				s.group(batch)
+			}
+			<-s.lead
+		}
+	}
 }
 
-// writer owns the writer connection: it runs every write until Close.
-func (s *Store) writer() {
+// take removes up to maxGroup queued writes, oldest first.
+func (s *Store) take() []*writeReq {
+	s.qmu.Lock()
+	defer s.qmu.Unlock()
+	n := min(len(s.queue), maxGroup)
+	batch := s.queue[:n:n]
+	s.queue = s.queue[n:]
+	return batch
+}
+
+// maintain refreshes the planner's statistics now and then until Close.
+func (s *Store) maintain() {
 	defer close(s.stopped)
 	tick := time.NewTicker(optimizeEvery)
 	defer tick.Stop()
 	for {
 		select {
-		case req := <-s.writes:
-			s.group(req)
 		case <-tick.C:
-			s.group(&writeReq{ctx: context.Background(), op: "optimize", fn: optimize, done: make(chan error, 1)})
+			s.write(context.Background(), "optimize", optimize)
 		case <-s.quit:
 			return
 		}
@@ -72,18 +91,8 @@ func optimize(tx *wtx) error {
 	return err
 }
 
-// group runs first and every write already waiting in one transaction.
-func (s *Store) group(first *writeReq) {
-	batch := []*writeReq{first}
-	for len(batch) < maxGroup {
-		select {
-		case r := <-s.writes:
-			batch = append(batch, r)
-			continue
-		default:
-		}
-		break
-	}
+// group runs batch in one transaction and answers each write.
+func (s *Store) group(batch []*writeReq) {
 	errs := make([]error, len(batch))
 	defer func() {
 		for i, r := range batch {
