@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -192,5 +193,26 @@ func TestBackupAndMigrate(t *testing.T) {
 	code, out, _ := run(t, restored, "workspace", "list", "--json")
 	if code != 0 || !strings.Contains(out, id) {
 		t.Fatalf("restored backup lacks the workspace: %d %s", code, out)
+	}
+}
+
+// The shipped example config, with its secret files provided, passes `config check`.
+func TestConfigCheckAcceptsTheExample(t *testing.T) {
+	raw, err := os.ReadFile("../deploy/feedbridge.example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	body := string(raw)
+	for _, name := range regexp.MustCompile(`/run/secrets/[A-Za-z0-9_-]+`).FindAllString(body, -1) {
+		local := filepath.Join(dir, filepath.Base(name))
+		os.WriteFile(local, []byte("example-secret\n"), 0o600)
+		body = strings.ReplaceAll(body, name, local)
+	}
+	cfg := filepath.Join(dir, "example.yaml")
+	os.WriteFile(cfg, []byte(body), 0o600)
+	code, out, errOut := run(t, cfg, "config", "check")
+	if code != 0 {
+		t.Fatalf("config check of the example: exit %d\n%s%s", code, out, errOut)
 	}
 }
