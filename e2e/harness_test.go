@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -94,7 +95,7 @@ func (e *env) workspace(name string) (string, string) {
 type daemon struct {
 	cmd    *exec.Cmd
 	addr   string
-	stdout *bytes.Buffer
+	stdout *syncBuffer
 	mu     sync.Mutex
 	logs   []map[string]any
 	exited chan struct{}
@@ -104,7 +105,7 @@ type daemon struct {
 func (e *env) start(args ...string) *daemon {
 	e.t.Helper()
 	cmd := exec.Command(binary, append([]string{"--config", e.config, "serve"}, args...)...)
-	d := &daemon{cmd: cmd, stdout: &bytes.Buffer{}, exited: make(chan struct{})}
+	d := &daemon{cmd: cmd, stdout: &syncBuffer{}, exited: make(chan struct{})}
 	cmd.Stdout = d.stdout
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -176,6 +177,38 @@ func (d *daemon) kill() {
 		d.cmd.Process.Kill()
 		<-d.exited
 	}
+}
+
+// syncBuffer is a bytes.Buffer safe to read while exec's copier goroutine writes the child's output.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// waitStdout waits until the daemon's stdout matches re: stdout and stderr arrive through separate pipes,
+// so the "serving" log line can be read before the lines printed just before it.
+func (d *daemon) waitStdout(t *testing.T, re *regexp.Regexp) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if m := re.FindString(d.stdout.String()); m != "" {
+			return m
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return ""
 }
 
 // client bounds every request: a daemon that stops answering fails the test instead of hanging it.

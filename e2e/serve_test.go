@@ -15,7 +15,7 @@ import (
 func TestServeDemo(t *testing.T) {
 	e := newEnv(t, "", "")
 	d := e.start("--demo")
-	key := regexp.MustCompile(`fbk_[0-9A-Za-z]{40}`).FindString(d.stdout.String())
+	key := d.waitStdout(t, regexp.MustCompile(`fbk_[0-9A-Za-z]{40}`))
 	if key == "" {
 		t.Fatalf("no key printed by --demo: %q", d.stdout.String())
 	}
@@ -35,7 +35,7 @@ func TestServeDemo(t *testing.T) {
 	}
 	// A second --demo start on the same store seeds nothing and prints no key.
 	d2 := e.start("--demo")
-	if regexp.MustCompile(`fbk_`).MatchString(d2.stdout.String()) {
+	if d2.waitStdout(t, regexp.MustCompile(`nothing seeded`)) == "" || regexp.MustCompile(`fbk_`).MatchString(d2.stdout.String()) {
 		t.Fatalf("second --demo printed a key again: %q", d2.stdout.String())
 	}
 }
