@@ -20,7 +20,7 @@ const bulkRows = 100
 func (s *Store) CreateRecords(ctx context.Context, ws core.ID, rs []core.NewRecord) ([]core.BulkResult, error) {
 	out := make([]core.BulkResult, len(rs))
 	err := s.write(ctx, "create records", func(tx *wtx) error {
-		w := newRecordWriter(tx, ws, s.nowMS())
+		w := s.newRecordWriter(tx, ws)
 		if _, err := w.workspace(); err != nil {
 			return err
 		}

@@ -21,7 +21,7 @@ func (s *Store) Records(ctx context.Context, ws core.ID, q core.ListQuery) ([]co
 	if q.Search == "" {
 		recs, err = s.page(ctx, f, "", nil, q.Asc, limit)
 	} else {
-		recs, err = s.search(ctx, f, q, limit)
+		recs, err = s.search(ctx, ws, f, q, limit)
 	}
 	if err == nil {
 		err = loadTags(ctx, s.rq, recs)

@@ -20,7 +20,7 @@ func (s *Store) CreateRecord(ctx context.Context, ws core.ID, nr core.NewRecord)
 	err := s.write(ctx, "create record", func(tx *wtx) error {
 		// A workspace that does not exist fails the first insert on its foreign key (ErrNotFound); only
 		// the idea limit needs the row itself.
-		w := newRecordWriter(tx, ws, s.nowMS())
+		w := s.newRecordWriter(tx, ws)
 		if nr.Idempotency != nil {
 			id, err := w.replay(nr)
 			if err != nil || id != "" {

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -24,7 +25,7 @@ const contains = "instr(r.search_text, ?) > 0"
 
 // search returns a page of records whose folded text contains term (already folded by core). Terms under
 // three characters have no trigram and scan the listing in order.
-func (s *Store) search(ctx context.Context, f filter, q core.ListQuery, limit int) ([]core.Record, error) {
+func (s *Store) search(ctx context.Context, ws core.ID, f filter, q core.ListQuery, limit int) ([]core.Record, error) {
 	term := q.Search
 	switch {
 	case utf8.RuneCountInString(term) < 3 || s.mode == searchScan:
@@ -33,7 +34,14 @@ func (s *Store) search(ctx context.Context, f filter, q core.ListQuery, limit in
 		return s.page(ctx, f, "r.seq IN (SELECT rowid FROM records_fts WHERE records_fts MATCH ?) AND "+contains,
 			[]any{trigramQuery(term), term}, q.Asc, limit)
 	}
-	lo, hi := seqBounds(q)
+	num, err := s.workspaceNum(ctx, s.rq, ws)
+	if errors.Is(err, core.ErrNotFound) {
+		return []core.Record{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	lo, hi := seqBounds(num, q)
 	recs, err := s.walk(ctx, f, term, q.Asc, lo, hi, limit)
 	if err != nil {
 		return nil, err
@@ -67,21 +75,21 @@ func (s *Store) search(ctx context.Context, f filter, q core.ListQuery, limit in
 	return append(recs, rest...), nil
 }
 
-// seqBounds narrows the rowid range [lo, hi) of a search by the creation bounds and the cursor (later
-// times have lower seqs); the exact conditions stay in the filter.
-func seqBounds(q core.ListQuery) (lo, hi int64) {
-	lo, _ = seqRange(blockMax)
-	_, hi = seqRange(-blockMax)
+// seqBounds is the rowid range [lo, hi) of a search: the workspace's seqs, narrowed by the creation
+// bounds and the cursor (later times have lower seqs); the exact conditions stay in the filter.
+func seqBounds(num int64, q core.ListQuery) (lo, hi int64) {
+	lo, _ = seqRange(num, blockMax)
+	_, hi = seqRange(num, -blockMax-1)
 	if !q.From.IsZero() {
-		_, h := blockRange(q.From)
+		_, h := seqRange(num, block(q.From))
 		hi = min(hi, h)
 	}
 	if !q.To.IsZero() {
-		l, _ := blockRange(q.To)
+		l, _ := seqRange(num, block(q.To))
 		lo = max(lo, l)
 	}
 	if c := q.After; c != nil {
-		l, h := blockRange(c.CreatedAt)
+		l, h := seqRange(num, block(c.CreatedAt))
 		if q.Asc {
 			hi = min(hi, h)
 		} else {

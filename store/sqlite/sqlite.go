@@ -37,8 +37,10 @@ type Store struct {
 	quit    chan struct{} // closed by Close, ends maintain
 	stopped chan struct{} // closed when maintain has ended
 	once    sync.Once
-	commits atomic.Int64 // transactions committed by the writer, for the benchmarks' writes/commit
-	grouped atomic.Int64 // writes in them
+	numMu   sync.Mutex
+	nums    map[core.ID]int64 // workspace numbers (seq.go); they never change
+	commits atomic.Int64      // transactions committed by the writer, for the benchmarks' writes/commit
+	grouped atomic.Int64      // writes in them
 }
 
 var _ core.Store = (*Store)(nil)
@@ -72,7 +74,7 @@ func open(ctx context.Context, path string, busy time.Duration) (*Store, error) 
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
 	s := &Store{w: w, wc: newStmtCache(w), path: path, now: time.Now, busy: busy,
-		lead: make(chan struct{}, 1), quit: make(chan struct{}), stopped: make(chan struct{})}
+		lead: make(chan struct{}, 1), nums: map[core.ID]int64{}, quit: make(chan struct{}), stopped: make(chan struct{})}
 	go s.maintain()
 	if err := s.migrate(ctx); err != nil {
 		s.Close()

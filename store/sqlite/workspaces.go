@@ -40,8 +40,12 @@ func nullID(id core.ID) any {
 
 func (s *Store) CreateWorkspace(ctx context.Context, w core.Workspace) error {
 	return s.write(ctx, "create workspace", func(tx *wtx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO workspaces(id, name, plan, idea_limit, ideas_used, suspended, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, w.ID, w.Name, w.Plan, w.IdeaLimit, w.IdeasUsed, w.Suspended, ms(w.CreatedAt))
+		num, err := nextWorkspaceNum(tx)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO workspaces(id, name, plan, idea_limit, ideas_used, suspended, created_at, num)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, w.ID, w.Name, w.Plan, w.IdeaLimit, w.IdeasUsed, w.Suspended, ms(w.CreatedAt), num)
 		return err
 	})
 }

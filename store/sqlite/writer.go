@@ -11,6 +11,8 @@ import (
 // recordWriter holds one write transaction of records. Its caches let the bulk path resolve each referenced
 // id, contact and company once per transaction instead of once per row.
 type recordWriter struct {
+	s         *Store
+	num       int64 // the workspace's number, once seq has looked it up
 	ctx       context.Context
 	tx        *wtx
 	ws        core.ID
@@ -41,8 +43,8 @@ type refs struct {
 }
 
 // newRecordWriter works in tx; its statements use the transaction's context (see group).
-func newRecordWriter(tx *wtx, ws core.ID, now int64) *recordWriter {
-	return &recordWriter{ctx: tx.ctx, tx: tx, ws: ws, now: now, labels: map[lookupKey]string{},
+func (s *Store) newRecordWriter(tx *wtx, ws core.ID) *recordWriter {
+	return &recordWriter{s: s, now: s.nowMS(), ctx: tx.ctx, tx: tx, ws: ws, labels: map[lookupKey]string{},
 		contacts: map[string]contactRow{}, companies: map[string]companyRow{}, nextSeq: map[int64]int64{}}
 }
 
