@@ -10,7 +10,15 @@ for pkg in $(go list ./...); do
   grep -lq '^func Fuzz' "$dir"/*_test.go 2>/dev/null || continue
   for target in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
     echo "fuzz $pkg $target"
-    go test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" "$pkg" >/tmp/fuzz.$$.log 2>&1 || { cat /tmp/fuzz.$$.log; exit 1; }
+    if ! go test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" "$pkg" >/tmp/fuzz.$$.log 2>&1; then
+      # Go's fuzzer sometimes ends a run that reached -fuzztime with "context deadline exceeded" while a
+      # worker is mid-input; that is the time limit, not a finding. A real finding writes a failing input.
+      if grep -q 'context deadline exceeded' /tmp/fuzz.$$.log && ! grep -q 'Failing input written' /tmp/fuzz.$$.log; then
+        echo "  (stopped at the time limit mid-input: not a finding)"
+      else
+        cat /tmp/fuzz.$$.log; exit 1
+      fi
+    fi
     count=$((count + 1))
   done
 done
