@@ -183,6 +183,10 @@ func (s *splitter) next() (record, error) {
 			s.lenient++
 			goto scan
 		}
+		if state == sQuote || state == sQuoteCR {
+			// The last field was quoted and closed: a '\r' in buf was inside the quotes, not a line end.
+			return s.finish(rec, len(s.buf)), nil
+		}
 		return s.finish(rec, fieldBuf), nil
 	}
 }
