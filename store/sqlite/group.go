@@ -143,6 +143,7 @@ func (s *Store) group(batch []*writeReq) {
 	} else {
 		s.commits.Add(1)
 		s.grouped.Add(int64(ok))
+		s.queued(t.queued)
 	}
 	s.prepare(ctx, t.missed)
 }
@@ -154,17 +155,17 @@ func (s *Store) savepoint(t *wtx, fn func(tx *wtx) error, shared bool) error {
 		return fn(t)
 	}
 	queued := len(t.fts)
-	if _, err := t.raw.ExecContext(t.ctx, `SAVEPOINT w`); err != nil {
+	if _, err := t.ExecContext(t.ctx, `SAVEPOINT w`); err != nil {
 		return err
 	}
 	err := fn(t)
 	if err != nil {
 		t.fts = t.fts[:queued]
-		if _, rerr := t.raw.ExecContext(t.ctx, `ROLLBACK TO w`); rerr != nil {
+		if _, rerr := t.ExecContext(t.ctx, `ROLLBACK TO w`); rerr != nil {
 			err = errors.Join(err, rerr)
 		}
 	}
-	if _, rerr := t.raw.ExecContext(t.ctx, `RELEASE w`); rerr != nil && err == nil {
+	if _, rerr := t.ExecContext(t.ctx, `RELEASE w`); rerr != nil && err == nil {
 		err = rerr
 	}
 	return err

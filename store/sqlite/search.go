@@ -24,25 +24,21 @@ const (
 const contains = "instr(r.search_text, ?) > 0"
 
 // search returns a page of records whose folded text contains term (already folded by core). Terms under
-// three characters have no trigram and scan the listing in order.
+// three characters have no trigram and scan the listing in order. Records whose full-text entries are
+// still queued for the indexer are read from the queue and merged in.
 func (s *Store) search(ctx context.Context, ws core.ID, f filter, q core.ListQuery, limit int) ([]core.Record, error) {
 	term := q.Search
 	switch {
 	case utf8.RuneCountInString(term) < 3 || s.mode == searchScan:
 		return s.page(ctx, f, contains, []any{term}, q.Asc, limit)
 	case s.mode == searchSorted:
-		return s.page(ctx, f, "r.seq IN (SELECT rowid FROM records_fts WHERE records_fts MATCH ?) AND "+contains,
+		return s.page(ctx, f, "(r.seq IN (SELECT rowid FROM records_fts WHERE records_fts MATCH ?) OR r.seq IN (SELECT seq FROM records_fts_pending)) AND "+contains,
 			[]any{trigramQuery(term), term}, q.Asc, limit)
 	}
 	num, err := s.workspaceNum(ctx, s.rq, ws)
 	if errors.Is(err, core.ErrNotFound) {
 		return []core.Record{}, nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	lo, hi := seqBounds(num, q)
-	recs, err := s.walk(ctx, f, term, q.Asc, lo, hi, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -56,6 +52,36 @@ func (s *Store) search(ctx context.Context, ws core.ID, f filter, q core.ListQue
 		}
 		return c
 	}
+	lo, hi := seqBounds(num, q)
+	// The queue first: an entry that moves into the index meanwhile is then read twice, never missed.
+	queued, err := s.queuedMatches(ctx, f, term, lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	recs, err := s.indexedMatches(ctx, f, term, q.Asc, lo, hi, limit, order)
+	if err != nil || len(queued) == 0 {
+		return recs, err
+	}
+	seen := make(map[core.ID]bool, len(recs))
+	for _, r := range recs {
+		seen[r.ID] = true
+	}
+	for _, r := range queued {
+		if !seen[r.ID] {
+			recs = append(recs, r)
+		}
+	}
+	slices.SortFunc(recs, order)
+	return recs[:min(len(recs), limit)], nil
+}
+
+// indexedMatches is the first limit matches, in order, among the records in the full-text index.
+func (s *Store) indexedMatches(ctx context.Context, f filter, term string, asc bool, lo, hi int64, limit int,
+	order func(a, b core.Record) int) ([]core.Record, error) {
+	recs, err := s.walk(ctx, f, term, asc, lo, hi, limit)
+	if err != nil {
+		return nil, err
+	}
 	if len(recs) < limit {
 		// Every match is here; rowid order is creation order only between blocks.
 		slices.SortFunc(recs, order)
@@ -68,11 +94,23 @@ func (s *Store) search(ctx context.Context, ws core.ID, f filter, q core.ListQue
 	slices.SortFunc(recs, order)
 	from, to := blockTimes(edge)
 	inBlock := filter{where: append(slices.Clone(f.where), "r.created_at >= ?", "r.created_at < ?"), args: append(slices.Clone(f.args), from, to)}
-	rest, err := s.page(ctx, inBlock, contains, []any{term}, q.Asc, limit-len(recs))
+	rest, err := s.page(ctx, inBlock, contains, []any{term}, asc, limit-len(recs))
 	if err != nil {
 		return nil, err
 	}
 	return append(recs, rest...), nil
+}
+
+// queuedMatches is every match among the records whose full-text entries wait in the indexer's queue:
+// a short list, since the indexer drains it a moment after each write.
+func (s *Store) queuedMatches(ctx context.Context, f filter, term string, lo, hi int64) ([]core.Record, error) {
+	rows, err := s.rq.QueryContext(ctx, `SELECT `+recordFields+` FROM records_fts_pending p CROSS JOIN records r ON r.seq = p.seq `+
+		recordJoins+` WHERE p.seq >= ? AND p.seq < ? AND `+strings.Join(f.where, " AND ")+` AND `+contains,
+		append(append([]any{lo, hi}, f.args...), term)...)
+	if err != nil {
+		return nil, err
+	}
+	return collect(rows, scanRecord)
 }
 
 // seqBounds is the rowid range [lo, hi) of a search: the workspace's seqs, narrowed by the creation

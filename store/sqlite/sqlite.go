@@ -36,6 +36,10 @@ type Store struct {
 	lead    chan struct{} // capacity 1: held by the write running the writer's current transaction
 	quit    chan struct{} // closed by Close, ends maintain
 	stopped chan struct{} // closed when maintain has ended
+	kick    chan struct{} // capacity 1: full-text entries were queued (indexer.go)
+	urgent  chan struct{} // capacity 1: the queue is long, drain it now
+	indexed chan struct{} // closed when the indexer has ended
+	backlog atomic.Int64  // full-text entries queued and not yet drained, as far as this process knows
 	once    sync.Once
 	numMu   sync.Mutex
 	nums    map[core.ID]int64 // workspace numbers (seq.go); they never change
@@ -74,8 +78,10 @@ func open(ctx context.Context, path string, busy time.Duration) (*Store, error) 
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
 	s := &Store{w: w, wc: newStmtCache(w), path: path, now: time.Now, busy: busy,
-		lead: make(chan struct{}, 1), nums: map[core.ID]int64{}, quit: make(chan struct{}), stopped: make(chan struct{})}
+		lead: make(chan struct{}, 1), nums: map[core.ID]int64{}, quit: make(chan struct{}), stopped: make(chan struct{}),
+		kick: make(chan struct{}, 1), urgent: make(chan struct{}, 1), indexed: make(chan struct{})}
 	go s.maintain()
+	go s.indexer()
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
 		return nil, err
@@ -84,6 +90,13 @@ func open(ctx context.Context, path string, busy time.Duration) (*Store, error) 
 		s.Close()
 		return nil, err
 	}
+	// Entries queued before a restart (or by another process) are drained soon after opening.
+	var queued int
+	if err := s.w.QueryRowContext(ctx, `SELECT count(*) FROM records_fts_pending`).Scan(&queued); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	s.queued(queued)
 	// The readers open after the migrations so that their first statement already sees the schema.
 	r, err := sql.Open("sqlite", dsn(path, busy, "&_query_only=1&_pragma=cache_size(-65536)"))
 	if err != nil {
@@ -129,6 +142,7 @@ func (s *Store) Close() error {
 		s.qmu.Unlock()
 	})
 	<-s.stopped
+	<-s.indexed
 	// Wait for the transaction in progress; writes still queued behind it are answered as closed.
 	s.lead <- struct{}{}
 	for batch := s.take(); len(batch) > 0; batch = s.take() {

@@ -94,6 +94,7 @@ type wtx struct {
 	ctx    context.Context
 	missed []string
 	fts    []ftsEntry // full-text rows to write when the transaction's writes are done
+	queued int        // of them, how many went to the indexer's queue instead (indexer.go)
 }
 
 // ftsEntry is one record's full-text row. FTS5 starts a new index segment at every statement savepoint
@@ -107,9 +108,20 @@ type ftsEntry struct {
 // index queues a record's full-text row.
 func (t *wtx) index(seq int64, text string) { t.fts = append(t.fts, ftsEntry{seq, text}) }
 
-// flushIndex writes the queued full-text rows.
+// flushIndex writes the transaction's full-text rows, or, when they are few, queues them for the indexer.
 func (t *wtx) flushIndex() error {
 	slices.SortFunc(t.fts, func(a, b ftsEntry) int { return cmp.Compare(a.seq, b.seq) })
+	if n := len(t.fts); n > 0 && n < inlineIndexRows {
+		args := make([]any, n)
+		for i, e := range t.fts {
+			args[i] = e.seq
+		}
+		if _, err := t.ExecContext(t.ctx, `INSERT INTO records_fts_pending(seq) VALUES `+placeholders(n, 1), args...); err != nil {
+			return err
+		}
+		t.fts, t.queued = t.fts[:0], n
+		return nil
+	}
 	for len(t.fts) > 0 {
 		n := min(len(t.fts), ftsRows)
 		args := make([]any, 0, 2*n)

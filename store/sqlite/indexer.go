@@ -1,0 +1,100 @@
+package sqlite
+
+import (
+	"context"
+	"time"
+)
+
+// Full-text entries are written in batches. FTS5 flushes its pending terms into a new index segment at
+// every commit and merges segments as they pile up, so a transaction that writes one record spent more
+// time on its full-text entry than on everything else. A transaction with few records therefore queues
+// their seqs in records_fts_pending (in the same transaction, so nothing is lost in a crash), and the
+// indexer moves the queue into the index in one statement per batch, a moment later. Searches read the
+// queue as well (search.go), so this changes what a write costs, never what a search finds.
+const (
+	// inlineIndexRows is the size from which a transaction writes its full-text entries itself: the
+	// bulk path's batches, where one segment is shared by many records anyway.
+	inlineIndexRows = 32
+	// indexDelay is how long the indexer lets the queue grow before it drains it.
+	indexDelay = 250 * time.Millisecond
+	// indexBatch is how many queued entries one drain transaction moves; a queue this long is drained at
+	// once, without waiting for indexDelay.
+	indexBatch = 5000
+)
+
+// queued is called after a commit that queued n entries: it wakes the indexer.
+func (s *Store) queued(n int) {
+	if n == 0 {
+		return
+	}
+	if s.backlog.Add(int64(n)) >= indexBatch {
+		s.kickNow()
+	}
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (s *Store) kickNow() {
+	select {
+	case s.urgent <- struct{}{}:
+	default:
+	}
+}
+
+// indexer drains the queue a moment after it is woken, until Close.
+func (s *Store) indexer() {
+	defer close(s.indexed)
+	for {
+		select {
+		case <-s.kick:
+		case <-s.urgent:
+		case <-s.quit:
+			return
+		}
+		select {
+		case <-time.After(indexDelay):
+		case <-s.urgent:
+		case <-s.quit:
+			return
+		}
+		// On failure (a full disk, say) the entries stay queued, and searches still find their records.
+		for s.FlushIndex(context.Background()) != nil {
+			select {
+			case <-time.After(time.Second):
+			case <-s.quit:
+				return
+			}
+		}
+	}
+}
+
+// FlushIndex writes every queued full-text entry into the index now. The indexer calls it; benchmarks
+// call it to charge the work to the writes that queued it.
+func (s *Store) FlushIndex(ctx context.Context) error {
+	for {
+		var moved int64
+		err := s.write(ctx, "index", func(tx *wtx) error {
+			if _, err := tx.ExecContext(tx.ctx, `INSERT INTO records_fts(rowid, search_text)
+				SELECT r.seq, r.search_text FROM records r
+				WHERE r.seq IN (SELECT seq FROM records_fts_pending ORDER BY seq LIMIT ?) ORDER BY r.seq`, indexBatch); err != nil {
+				return err
+			}
+			res, err := tx.ExecContext(tx.ctx, `DELETE FROM records_fts_pending
+				WHERE seq IN (SELECT seq FROM records_fts_pending ORDER BY seq LIMIT ?)`, indexBatch)
+			if err != nil {
+				return err
+			}
+			moved, err = res.RowsAffected()
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		s.backlog.Add(-moved)
+		if moved < indexBatch {
+			return nil
+		}
+	}
+}
