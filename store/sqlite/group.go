@@ -144,6 +144,9 @@ func (s *Store) group(batch []*writeReq) {
 		s.commits.Add(1)
 		s.grouped.Add(int64(ok))
 		s.queued(t.queued)
+		for _, fn := range t.hooks {
+			fn()
+		}
 	}
 	s.prepare(ctx, t.missed)
 }
@@ -154,13 +157,13 @@ func (s *Store) savepoint(t *wtx, fn func(tx *wtx) error, shared bool) error {
 	if !shared {
 		return fn(t)
 	}
-	queued := len(t.fts)
+	queued, hooks := len(t.fts), len(t.hooks)
 	if _, err := t.ExecContext(t.ctx, `SAVEPOINT w`); err != nil {
 		return err
 	}
 	err := fn(t)
 	if err != nil {
-		t.fts = t.fts[:queued]
+		t.fts, t.hooks = t.fts[:queued], t.hooks[:hooks]
 		if _, rerr := t.ExecContext(t.ctx, `ROLLBACK TO w`); rerr != nil {
 			err = errors.Join(err, rerr)
 		}

@@ -30,21 +30,22 @@ type Store struct {
 	mode searchMode
 	busy time.Duration
 
-	qmu     sync.Mutex    // guards queue and closed
-	queue   []*writeReq   // writes waiting for the writer (group.go)
-	closed  bool          // set by Close: no more writes are queued
-	lead    chan struct{} // capacity 1: held by the write running the writer's current transaction
-	quit    chan struct{} // closed by Close, ends maintain
-	stopped chan struct{} // closed when maintain has ended
-	kick    chan struct{} // capacity 1: full-text entries were queued (indexer.go)
-	urgent  chan struct{} // capacity 1: the queue is long, drain it now
-	indexed chan struct{} // closed when the indexer has ended
-	backlog atomic.Int64  // full-text entries queued and not yet drained, as far as this process knows
-	once    sync.Once
-	numMu   sync.Mutex
-	nums    map[core.ID]int64 // workspace numbers (seq.go); they never change
-	commits atomic.Int64      // transactions committed by the writer, for the benchmarks' writes/commit
-	grouped atomic.Int64      // writes in them
+	qmu      sync.Mutex    // guards queue and closed
+	queue    []*writeReq   // writes waiting for the writer (group.go)
+	closed   bool          // set by Close: no more writes are queued
+	lead     chan struct{} // capacity 1: held by the write running the writer's current transaction
+	quit     chan struct{} // closed by Close, ends maintain
+	stopped  chan struct{} // closed when maintain has ended
+	kick     chan struct{} // capacity 1: full-text entries were queued (indexer.go)
+	urgent   chan struct{} // capacity 1: the queue is long, drain it now
+	indexed  chan struct{} // closed when the indexer has ended
+	backlog  atomic.Int64  // full-text entries queued and not yet drained, as far as this process knows
+	resolved *resolved     // contacts and companies committed by this process (resolved.go)
+	once     sync.Once
+	numMu    sync.Mutex
+	nums     map[core.ID]int64 // workspace numbers (seq.go); they never change
+	commits  atomic.Int64      // transactions committed by the writer, for the benchmarks' writes/commit
+	grouped  atomic.Int64      // writes in them
 }
 
 var _ core.Store = (*Store)(nil)
@@ -79,7 +80,7 @@ func open(ctx context.Context, path string, busy time.Duration) (*Store, error) 
 	w.SetConnMaxIdleTime(0)
 	s := &Store{w: w, wc: newStmtCache(w), path: path, now: time.Now, busy: busy,
 		lead: make(chan struct{}, 1), nums: map[core.ID]int64{}, quit: make(chan struct{}), stopped: make(chan struct{}),
-		kick: make(chan struct{}, 1), urgent: make(chan struct{}, 1), indexed: make(chan struct{})}
+		resolved: newResolved(), kick: make(chan struct{}, 1), urgent: make(chan struct{}, 1), indexed: make(chan struct{})}
 	go s.maintain()
 	go s.indexer()
 	if err := s.migrate(ctx); err != nil {

@@ -95,6 +95,7 @@ type wtx struct {
 	missed []string
 	fts    []ftsEntry // full-text rows to write when the transaction's writes are done
 	queued int        // of them, how many went to the indexer's queue instead (indexer.go)
+	hooks  []func()   // run once the transaction has committed
 }
 
 // ftsEntry is one record's full-text row. FTS5 starts a new index segment at every statement savepoint
@@ -104,6 +105,9 @@ type ftsEntry struct {
 	seq  int64
 	text string
 }
+
+// onCommit runs fn after the transaction commits, and never if the write that asked is rolled back.
+func (t *wtx) onCommit(fn func()) { t.hooks = append(t.hooks, fn) }
 
 // index queues a record's full-text row.
 func (t *wtx) index(seq int64, text string) { t.fts = append(t.fts, ftsEntry{seq, text}) }

@@ -115,6 +115,10 @@ func (w *recordWriter) contact(c *core.ContactRef) (contactRow, string, error) {
 	}
 	ct, ok := w.contacts[c.EmailKey]
 	if !ok {
+		ct, ok = w.s.resolved.contact(w.ws, c.EmailKey)
+	}
+	changed := !ok
+	if !ok {
 		err := w.tx.QueryRowContext(w.ctx, `SELECT id, name, coalesce(company_id, '') FROM contacts WHERE workspace_id = ? AND email_key = ?`,
 			w.ws, c.EmailKey).Scan(&ct.id, &ct.name, &ct.companyID)
 		switch {
@@ -135,17 +139,27 @@ func (w *recordWriter) contact(c *core.ContactRef) (contactRow, string, error) {
 		if ct.companyID == "" {
 			ct.companyID = comp.id
 		}
-		if _, err := w.tx.ExecContext(w.ctx, `UPDATE contacts SET name = ?, company_id = ? WHERE id = ?`,
-			ct.name, nullID(core.ID(ct.companyID)), ct.id); err != nil {
+		// Only fills in: what another process wrote since this one cached the contact stays.
+		if _, err := w.tx.ExecContext(w.ctx, `UPDATE contacts SET name = CASE WHEN name = '' THEN ? ELSE name END,
+			company_id = coalesce(company_id, ?) WHERE id = ?`, ct.name, nullID(core.ID(ct.companyID)), ct.id); err != nil {
 			return contactRow{}, "", err
 		}
+		changed = true
 	}
 	w.contacts[c.EmailKey] = ct
+	if changed {
+		ws, key := w.ws, c.EmailKey
+		w.tx.onCommit(func() { w.s.resolved.putContact(ws, key, ct) })
+	}
 	return ct, comp.id, nil
 }
 
 func (w *recordWriter) company(domain, name string) (companyRow, error) {
 	if c, ok := w.companies[domain]; ok {
+		return c, nil
+	}
+	if c, ok := w.s.resolved.company(w.ws, domain); ok {
+		w.companies[domain] = c
 		return c, nil
 	}
 	var c companyRow
@@ -159,5 +173,7 @@ func (w *recordWriter) company(domain, name string) (companyRow, error) {
 		return companyRow{}, err
 	}
 	w.companies[domain] = c
+	ws := w.ws
+	w.tx.onCommit(func() { w.s.resolved.putCompany(ws, domain, c) })
 	return c, nil
 }
