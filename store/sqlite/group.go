@@ -99,6 +99,8 @@ func (s *Store) group(batch []*writeReq) {
 			r.done <- s.fail(r.op, errs[i])
 		}
 	}()
+	committed := false
+	defer func() { s.health.observe(committed, errs) }()
 	// The transaction is not tied to any one request: a client that goes away must not roll back the
 	// others' writes (a cancelled statement interrupts the whole connection), so statements run without
 	// cancellation and a request whose context ended before its turn is skipped.
@@ -141,6 +143,7 @@ func (s *Store) group(batch []*writeReq) {
 			}
 		}
 	} else {
+		committed = true
 		s.commits.Add(1)
 		s.grouped.Add(int64(ok))
 		s.queued(t.queued)

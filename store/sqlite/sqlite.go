@@ -41,6 +41,7 @@ type Store struct {
 	indexed  chan struct{} // closed when the indexer has ended
 	backlog  atomic.Int64  // full-text entries queued and not yet drained, as far as this process knows
 	resolved *resolved     // contacts and companies committed by this process (resolved.go)
+	health   writeHealth   // the writer's last storage failure (health.go)
 	once     sync.Once
 	numMu    sync.Mutex
 	nums     map[core.ID]int64 // workspace numbers (seq.go); they never change
@@ -121,7 +122,8 @@ func dsn(path string, busy time.Duration, extra string) string {
 // Path is the database file the store was opened on.
 func (s *Store) Path() string { return s.path }
 
-// Ping checks that the database answers and that its schema is the one this binary expects.
+// Ping checks that the database answers, that its schema is the one this binary expects, and that writes
+// are not failing for lack of storage (health.go).
 func (s *Store) Ping(ctx context.Context) error {
 	v, err := s.schemaVersion(ctx, s.rq)
 	if err != nil {
@@ -130,7 +132,7 @@ func (s *Store) Ping(ctx context.Context) error {
 	if want := latestVersion(); v != want {
 		return fmt.Errorf("sqlite: ping: schema version %d, this binary needs %d (run feedbridge migrate): %w", v, want, core.ErrUnavailable)
 	}
-	return nil
+	return s.checkWrites(ctx)
 }
 
 // Close stops the writer after its current transaction and closes both pools. Writes after Close fail

@@ -13,3 +13,10 @@ CREATE TRIGGER records_fts_delete AFTER DELETE ON records BEGIN
         WHERE NOT EXISTS (SELECT 1 FROM records_fts_pending WHERE seq = old.seq);
     DELETE FROM records_fts_pending WHERE seq = old.seq;
 END;
+
+-- One row that a readiness check rewrites while writes are failing (a full disk), to learn when they work
+-- again without waiting for a client's write (health.go).
+CREATE TABLE store_probe (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    at INTEGER NOT NULL
+);
