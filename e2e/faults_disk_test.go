@@ -51,7 +51,8 @@ func fill(t *testing.T, path string) int64 {
 }
 
 // The SQLite file's disk fills up under load: writes answer 503 with the error shape and an error_id in
-// the log, /metrics counts them, reads keep working; once space is freed the same daemon writes again,
+// the log, /metrics counts them, /readyz answers 503, reads keep working; once space is freed /readyz
+// recovers without a client write and the same daemon writes again,
 // and the database is intact with every acknowledged write in it once.
 func TestFaultSQLiteDiskFull(t *testing.T) {
 	t.Parallel()
@@ -114,6 +115,9 @@ func TestFaultSQLiteDiskFull(t *testing.T) {
 		t.Error("/metrics counted no 503")
 	}
 	readyz := status(t, "GET", d.url("/readyz"), "", "")
+	if readyz != 503 {
+		t.Errorf("/readyz with a full disk: %d, want 503", readyz)
+	}
 	if code := status(t, "GET", d.url("/api/records?record_type=Feedback&limit=5"), key, ""); code != 200 {
 		t.Errorf("reads with a full disk: %d", code)
 	}
@@ -122,6 +126,10 @@ func TestFaultSQLiteDiskFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	resumed := time.Now()
+	// Readiness comes back by itself, before any client writes again.
+	eventually(t, 10*time.Second, "/readyz 200 once space is freed", func() bool {
+		return status(t, "GET", d.url("/readyz"), "", "") == 200
+	})
 	eventually(t, 20*time.Second, "writes resume once space is freed", func() bool { code, _ := write(i); i++; return code == 201 })
 	for j := 0; j < 20; j++ {
 		if code, _ := write(i); code != 201 {
