@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/emersion/go-imap/v2"
@@ -14,8 +16,16 @@ import (
 	"github.com/feedbridge/feedbridge/core"
 )
 
-// batchSize is how many messages one UID FETCH asks for and one store transaction writes.
-const batchSize = 100
+// batchSize is how many messages one UID FETCH asks for and one store transaction writes at most. Fewer,
+// larger transactions cost the store less per record (its full-text index is flushed once per commit).
+const batchSize = 250
+
+// batchBytes cuts a batch early once its messages hold this many raw bytes, so that a batch of large
+// messages keeps little in memory while it waits for the store.
+const batchBytes = 4 << 20
+
+// rawBudget bounds the raw bytes of messages read from the server but not yet parsed.
+const rawBudget = 16 << 20
 
 // maxMessageBytes bounds what is read of one message; the text parts come first in practice, and what is
 // cut is attachments.
@@ -29,11 +39,18 @@ type fetched struct {
 	err      error // unparseable: goes to failed_mailbox or is flagged
 }
 
-// catchUp reads every message above the checkpoint, oldest first, one batch at a time. Each batch's records
-// and the advanced checkpoint are written in one transaction. Fetching runs a batch ahead of storing, so the
-// IMAP server and the store work at the same time; messages are moved (or flagged) in groups of
-// disposeEvery, since each MOVE costs the server a sync, and a group's move runs while the next batches are
-// stored. A crash before a group is moved leaves its messages for recoverDone.
+// batch is a run of fetched messages in UID order. Its messages are parsed by the parse workers after the
+// batch is sent; parsing says when they are done.
+type batch struct {
+	msgs    []fetched
+	bytes   int      // raw bytes of msgs
+	last    imap.UID // every UID up to last has been fetched once this batch is stored
+	err     error    // the fetch failed; nothing follows
+	parsing sync.WaitGroup
+}
+
+// catchUp reads every message above the checkpoint, oldest first, advancing the checkpoint in each batch's
+// transaction.
 func (e *entry) catchUp(ctx context.Context, c *imapclient.Client, pos *position) error {
 	criteria := &imap.SearchCriteria{
 		UID:     []imap.UIDSet{{imap.UIDRange{Start: pos.last + 1, Stop: 0}}},
@@ -45,12 +62,46 @@ func (e *entry) catchUp(ctx context.Context, c *imapclient.Client, pos *position
 	}
 	// "n:*" always matches the highest UID, even below n.
 	uids := slices.DeleteFunc(data.AllUIDs(), func(u imap.UID) bool { return u <= pos.last })
+	return e.drain(ctx, c, uids, pos)
+}
+
+// recoverDone finishes messages at or below the checkpoint that are still waiting in the mailbox: their
+// records were written but the daemon stopped before moving (or flagging) them. They go through the same
+// path again, without moving the checkpoint; their dedup keys make that create nothing.
+func (e *entry) recoverDone(ctx context.Context, c *imapclient.Client, pos position) error {
+	if pos.last == 0 {
+		return nil
+	}
+	criteria := &imap.SearchCriteria{
+		UID:     []imap.UIDSet{{imap.UIDRange{Start: 1, Stop: pos.last}}},
+		NotFlag: []imap.Flag{imap.FlagDeleted, imap.FlagFlagged},
+	}
+	if e.spec.ProcessedMailbox == "" {
+		criteria.NotFlag = append(criteria.NotFlag, imap.FlagSeen)
+	}
+	data, err := c.UIDSearch(criteria, nil).Wait()
+	if err != nil {
+		return fmt.Errorf("email: search unfinished messages: %w", err)
+	}
+	uids := slices.DeleteFunc(data.AllUIDs(), func(u imap.UID) bool { return u > pos.last })
+	if len(uids) > 0 {
+		e.log.WithField("messages", len(uids)).Info("email: finishing messages read before a restart")
+	}
+	return e.drain(ctx, c, uids, nil)
+}
+
+// drain fetches, parses and stores uids, oldest first, one batch per transaction; with pos set, the
+// checkpoint advances in each batch's transaction. Three stages overlap: the fetcher reads batches ahead,
+// parse workers parse each message as it arrives, and this goroutine stores. Handled messages are moved (or
+// flagged) in groups of disposeEvery, since each MOVE costs the server a sync; a group's move runs while the
+// next batches are stored. A crash before a group is moved leaves its messages for recoverDone.
+func (e *entry) drain(ctx context.Context, c *imapclient.Client, uids []imap.UID, pos *position) error {
 	if len(uids) == 0 {
 		return nil
 	}
 	slices.Sort(uids)
 	fctx, cancel := context.WithCancel(ctx)
-	batches := e.prefetch(fctx, c, uids)
+	batches := e.stream(fctx, c, uids)
 	defer func() {
 		cancel()
 		for range batches { // let the fetcher finish before the connection is reused or closed
@@ -64,12 +115,18 @@ func (e *entry) catchUp(ctx context.Context, c *imapclient.Client, pos *position
 		if b.err != nil {
 			return b.err
 		}
-		next := position{uidValidity: pos.uidValidity, last: b.uids[len(b.uids)-1]}
-		done, bad, err := e.store(ctx, b.msgs, &next)
+		b.parsing.Wait()
+		var next *position
+		if pos != nil {
+			next = &position{uidValidity: pos.uidValidity, last: max(pos.last, b.last)}
+		}
+		done, bad, err := e.store(ctx, b.msgs, next)
 		if err != nil {
 			return err
 		}
-		*pos = next
+		if pos != nil {
+			*pos = *next
+		}
 		pend.done, pend.bad = append(pend.done, done...), append(pend.bad, bad...)
 		if pend.size() >= e.disposeEvery {
 			if err := inflight(); err != nil {
@@ -87,80 +144,36 @@ func (e *entry) catchUp(ctx context.Context, c *imapclient.Client, pos *position
 	return ctx.Err()
 }
 
-// fetchedBatch is one batch from the fetcher.
-type fetchedBatch struct {
-	uids []imap.UID
-	msgs []fetched
-	err  error
-}
-
-// prefetch fetches and parses the batches in a goroutine, one batch ahead of the caller. The channel closes
-// after the last batch, after an error, or when ctx ends.
-func (e *entry) prefetch(ctx context.Context, c *imapclient.Client, uids []imap.UID) <-chan fetchedBatch {
-	out := make(chan fetchedBatch, 1)
+// stream fetches uids in commands of e.batch and sends the batches in order, at most one ahead of the
+// caller; each message is handed to a parse worker as soon as it is read, so the connection never waits for
+// the parser. The channel closes after the last batch, after an error, or when ctx ends, once every parse
+// worker has finished.
+func (e *entry) stream(ctx context.Context, c *imapclient.Client, uids []imap.UID) <-chan *batch {
+	out := make(chan *batch, 1)
+	p := newParsePool(e.parser, runtime.GOMAXPROCS(0))
 	go func() {
-		defer close(out)
+		defer func() {
+			p.close()
+			close(out)
+		}()
+		send := func(b *batch) bool {
+			select {
+			case out <- b:
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		}
 		for len(uids) > 0 && ctx.Err() == nil {
 			n := min(e.batch, len(uids))
-			msgs, err := e.fetch(c, uids[:n])
-			select {
-			case out <- fetchedBatch{uids: uids[:n], msgs: msgs, err: err}:
-			case <-ctx.Done():
-				return
-			}
-			if err != nil {
+			if err := e.fetch(c, uids[:n], p, send); err != nil {
+				send(&batch{err: err})
 				return
 			}
 			uids = uids[n:]
 		}
 	}()
 	return out
-}
-
-// recoverDone finishes messages at or below the checkpoint that are still waiting in the mailbox: their
-// records were written but the daemon stopped before moving (or flagging) them. They go through the same
-// path again; their dedup keys make that create nothing.
-func (e *entry) recoverDone(ctx context.Context, c *imapclient.Client, pos position) error {
-	if pos.last == 0 {
-		return nil
-	}
-	criteria := &imap.SearchCriteria{
-		UID:     []imap.UIDSet{{imap.UIDRange{Start: 1, Stop: pos.last}}},
-		NotFlag: []imap.Flag{imap.FlagDeleted, imap.FlagFlagged},
-	}
-	if e.spec.ProcessedMailbox == "" {
-		criteria.NotFlag = append(criteria.NotFlag, imap.FlagSeen)
-	}
-	data, err := c.UIDSearch(criteria, nil).Wait()
-	if err != nil {
-		return fmt.Errorf("email: search unfinished messages: %w", err)
-	}
-	uids := slices.DeleteFunc(data.AllUIDs(), func(u imap.UID) bool { return u > pos.last })
-	slices.Sort(uids)
-	if len(uids) > 0 {
-		e.log.WithField("messages", len(uids)).Info("email: finishing messages read before a restart")
-	}
-	for len(uids) > 0 && ctx.Err() == nil {
-		n := min(e.batch, len(uids))
-		if err := e.processBatch(ctx, c, uids[:n]); err != nil {
-			return err
-		}
-		uids = uids[n:]
-	}
-	return ctx.Err()
-}
-
-// processBatch fetches, stores and then moves or flags one batch, without advancing the checkpoint.
-func (e *entry) processBatch(ctx context.Context, c *imapclient.Client, uids []imap.UID) error {
-	msgs, err := e.fetch(c, uids)
-	if err != nil {
-		return err
-	}
-	done, bad, err := e.store(ctx, msgs, nil)
-	if err != nil {
-		return err
-	}
-	return e.flush(c, &pending{done: done, bad: bad})
 }
 
 // store writes the records of a batch and sorts its messages into done (recorded, duplicate or skipped) and
@@ -171,15 +184,14 @@ func (e *entry) store(ctx context.Context, msgs []fetched, advance *position) (d
 		owners []int // msgs index of each submission
 	)
 	for i, f := range msgs {
-		log := e.log.WithFields(logrus.Fields{"uid": uint32(f.uid), "message_id": f.msg.MessageID})
 		switch {
 		case f.err != nil:
 			e.m.failed.Inc()
-			log.WithError(f.err).Warn("email: message cannot be parsed; setting it aside")
+			e.msgLog(f).WithError(f.err).Warn("email: message cannot be parsed; setting it aside")
 			bad = append(bad, f.uid)
 		case f.msg.SkipReason != "":
 			e.m.skip(f.msg.SkipReason)
-			log.WithField("reason", f.msg.SkipReason).Info("email: automatic message skipped")
+			e.msgLog(f).WithField("reason", f.msg.SkipReason).Info("email: automatic message skipped")
 			done = append(done, f.uid)
 		default:
 			subs = append(subs, submission(f.msg, f.received))
@@ -204,7 +216,7 @@ func (e *entry) store(ctx context.Context, msgs []fetched, advance *position) (d
 			r = e.retryInvalid(ctx, subs[j], r.Err)
 			if r.Err != nil {
 				e.m.failed.Inc()
-				e.log.WithFields(logrus.Fields{"uid": uint32(f.uid), "message_id": f.msg.MessageID}).WithError(r.Err).Warn("email: message refused by the service; setting it aside")
+				e.msgLog(f).WithError(r.Err).Warn("email: message refused by the service; setting it aside")
 				bad = append(bad, f.uid)
 				continue
 			}
@@ -236,12 +248,18 @@ func (e *entry) retryInvalid(ctx context.Context, sub core.Submission, cause err
 }
 
 func (e *entry) counted(f fetched, r core.BatchResult) {
-	log := e.log.WithFields(logrus.Fields{"uid": uint32(f.uid), "message_id": f.msg.MessageID, "record": r.ID})
 	if r.Created {
 		e.m.created.Inc()
-		log.Debug("email: record created")
+		if e.log.Logger.IsLevelEnabled(logrus.DebugLevel) { // one line per message: skip its fields unless shown
+			e.msgLog(f).WithField("record", r.ID).Debug("email: record created")
+		}
 		return
 	}
 	e.m.skip(SkipDuplicate)
-	log.Info("email: message already recorded; skipped as duplicate")
+	e.msgLog(f).WithField("record", r.ID).Info("email: message already recorded; skipped as duplicate")
+}
+
+// msgLog is the logger for one message.
+func (e *entry) msgLog(f fetched) *logrus.Entry {
+	return e.log.WithFields(logrus.Fields{"uid": uint32(f.uid), "message_id": f.msg.MessageID})
 }

@@ -1,7 +1,6 @@
 package email
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -45,7 +44,6 @@ type entry struct {
 	tlsConfig *tls.Config
 	tokens    oauth2.TokenSource
 	wake      chan struct{} // new mail announced by the server (EXISTS)
-	buf       bytes.Buffer  // reused for each fetched message
 
 	backoffMin, backoffMax time.Duration
 	batch                  int // messages per fetch and per store transaction

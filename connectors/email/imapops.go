@@ -2,8 +2,6 @@ package email
 
 import (
 	"fmt"
-	"io"
-	"slices"
 
 	"github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-imap/v2/imapclient"
@@ -39,8 +37,10 @@ func (e *entry) flushAsync(c *imapclient.Client, p *pending) (wait func() error)
 	return func() error { return <-errc }
 }
 
-// fetch reads the batch's messages with BODY.PEEK[] (so nothing is marked \Seen by reading) and parses each.
-func (e *entry) fetch(c *imapclient.Client, uids []imap.UID) ([]fetched, error) {
+// fetch reads uids with one UID FETCH of BODY.PEEK[] (so nothing is marked \Seen by reading), hands each
+// message to the parse pool as it arrives, and sends the messages as batches: one per command, cut early
+// when a batch holds batchBytes. send returns false when the reader is gone.
+func (e *entry) fetch(c *imapclient.Client, uids []imap.UID, p *parsePool, send func(*batch) bool) error {
 	cmd := c.Fetch(imap.UIDSetNum(uids...), &imap.FetchOptions{
 		UID:          true,
 		InternalDate: true,
@@ -51,10 +51,13 @@ func (e *entry) fetch(c *imapclient.Client, uids []imap.UID) ([]fetched, error) 
 	for _, u := range uids {
 		wanted[u] = true
 	}
-	var out []fetched
+	// msgs never grows past its capacity: parse workers write into its elements while it fills.
+	b := &batch{msgs: make([]fetched, 0, len(uids))}
 	for msg := cmd.Next(); msg != nil; msg = cmd.Next() {
-		f, body := fetched{}, false
-		e.buf.Reset()
+		var (
+			f   fetched
+			raw []byte
+		)
 		for item := msg.Next(); item != nil; item = msg.Next() {
 			switch it := item.(type) {
 			case imapclient.FetchItemDataUID:
@@ -62,25 +65,36 @@ func (e *entry) fetch(c *imapclient.Client, uids []imap.UID) ([]fetched, error) 
 			case imapclient.FetchItemDataInternalDate:
 				f.received = it.Time
 			case imapclient.FetchItemDataBodySection:
-				body = true
-				if _, err := io.Copy(&e.buf, io.LimitReader(it.Literal, maxMessageBytes)); err != nil {
-					return nil, fmt.Errorf("email: fetch uid %d: %w", f.uid, err)
+				p.release(raw) // a repeated body section
+				var err error
+				if raw, err = p.read(it.Literal); err != nil {
+					return fmt.Errorf("email: fetch uid %d: %w", f.uid, err)
 				}
 			}
 		}
-		if !body || !wanted[f.uid] {
+		if raw == nil || !wanted[f.uid] {
+			p.release(raw)
 			continue // a FETCH response the server sent on its own (a flag change), or a repeat
 		}
 		delete(wanted, f.uid)
 		e.m.fetched.Inc()
-		f.msg, f.err = e.parser.Parse(e.buf.Bytes())
-		out = append(out, f)
+		b.msgs = append(b.msgs, f)
+		b.bytes += len(raw)
+		b.last = max(b.last, f.uid)
+		p.parse(&b.msgs[len(b.msgs)-1], raw, &b.parsing)
+		if b.bytes >= batchBytes && len(wanted) > 0 {
+			if !send(b) {
+				return nil
+			}
+			b = &batch{msgs: make([]fetched, 0, len(wanted))}
+		}
 	}
 	if err := cmd.Close(); err != nil {
-		return nil, fmt.Errorf("email: fetch: %w", err)
+		return fmt.Errorf("email: fetch: %w", err)
 	}
-	slices.SortFunc(out, func(a, b fetched) int { return int(a.uid) - int(b.uid) })
-	return out, nil
+	b.last = max(b.last, uids[len(uids)-1]) // requested UIDs the server did not return are gone
+	send(b)
+	return nil
 }
 
 // dispose moves uids to mailbox, or adds flag when no mailbox is configured. Without MOVE it copies, marks

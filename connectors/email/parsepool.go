@@ -1,0 +1,83 @@
+package email
+
+import (
+	"io"
+	"sync"
+
+	"github.com/emersion/go-imap/v2"
+)
+
+// parsePool parses fetched messages on a few goroutines while the fetcher goes on reading the connection.
+// The raw bytes read but not yet parsed stay within rawBudget: the fetcher waits for room before reading a
+// message (a message larger than the budget waits until nothing else is held).
+type parsePool struct {
+	parser *Parser
+	tasks  chan parseTask
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	room   *sync.Cond
+	held   int // raw bytes read and not yet parsed
+}
+
+type parseTask struct {
+	dst  *fetched
+	raw  []byte
+	done *sync.WaitGroup
+}
+
+func newParsePool(parser *Parser, workers int) *parsePool {
+	p := &parsePool{parser: parser, tasks: make(chan parseTask, workers)}
+	p.room = sync.NewCond(&p.mu)
+	for range max(workers, 1) {
+		p.wg.Go(p.work)
+	}
+	return p
+}
+
+func (p *parsePool) work() {
+	for t := range p.tasks {
+		t.dst.msg, t.dst.err = p.parser.Parse(t.raw)
+		p.release(t.raw)
+		t.done.Done()
+	}
+}
+
+// read reads one message body of at most maxMessageBytes (the rest, attachments in practice, is dropped).
+func (p *parsePool) read(lit imap.LiteralReader) ([]byte, error) {
+	n := int(min(max(lit.Size(), 0), maxMessageBytes))
+	p.mu.Lock()
+	for p.held > 0 && p.held+n > rawBudget {
+		p.room.Wait()
+	}
+	p.held += n
+	p.mu.Unlock()
+	raw := make([]byte, n)
+	if _, err := io.ReadFull(lit, raw); err != nil {
+		p.release(raw)
+		return nil, err
+	}
+	return raw, nil
+}
+
+// parse parses raw into dst on a worker; done is marked when it has.
+func (p *parsePool) parse(dst *fetched, raw []byte, done *sync.WaitGroup) {
+	done.Add(1)
+	p.tasks <- parseTask{dst: dst, raw: raw, done: done}
+}
+
+// release gives back the budget of raw, which was read by read.
+func (p *parsePool) release(raw []byte) {
+	if len(raw) == 0 {
+		return
+	}
+	p.mu.Lock()
+	p.held -= len(raw)
+	p.mu.Unlock()
+	p.room.Broadcast()
+}
+
+// close stops the workers once they have parsed everything handed to them.
+func (p *parsePool) close() {
+	close(p.tasks)
+	p.wg.Wait()
+}
