@@ -3,6 +3,7 @@ package email
 import (
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 var (
@@ -33,11 +34,11 @@ scan:
 		}
 		t := strings.TrimSpace(line)
 		switch {
-		case t == "--" || signOffRe.MatchString(t) && len(t) < 80:
+		case t == "--" || len(t) < 80 && signOffRe.MatchString(t):
 			break scan
 		case isHistoryStart(lines, i, t):
 			break scan
-		case forwardMarker.MatchString(t) || imageLineRe.MatchString(t):
+		case isForwardMarker(t) || isImageLine(t):
 			continue // a forward marker that no header block followed carries no text of its own
 		}
 		out = append(out, line)
@@ -50,7 +51,7 @@ const maxAttribution = 400
 
 // isHistoryStart reports whether lines[i] (trimmed: t) begins quoted history of a reply.
 func isHistoryStart(lines []string, i int, t string) bool {
-	if len(t) < maxAttribution && attributionStart.MatchString(t) {
+	if len(t) < maxAttribution && mayStartAttribution(t) && attributionStart.MatchString(t) {
 		joined := t
 		for k := i; k < len(lines) && k < i+3 && len(joined) < maxAttribution; k++ {
 			if k > i {
@@ -61,7 +62,7 @@ func isHistoryStart(lines []string, i int, t string) bool {
 			}
 		}
 	}
-	if genericMarker.MatchString(t) {
+	if isGenericMarker(t) {
 		if !ruleLineRe.MatchString(t) {
 			return true // "-----Original Message-----" and its translations
 		}
@@ -70,11 +71,24 @@ func isHistoryStart(lines []string, i int, t string) bool {
 		_, ok := parseHeaderBlock(lines, n, 0, true)
 		return ok
 	}
-	if role, _ := fieldOf(t); role == "from" {
+	if r, _ := fieldOf(t); r == roleFrom {
 		_, ok := parseHeaderBlock(lines, i, 0, false)
 		return ok
 	}
 	return false
+}
+
+// mayStartAttribution rules out, by its first byte, a line that attributionStart cannot match.
+func mayStartAttribution(t string) bool {
+	if t == "" {
+		return false
+	}
+	c := t[0] | 0x20 // ASCII lower case; digits keep their value
+	return t[0] >= utf8.RuneSelf || strings.IndexByte("oaleidw0123456789", c) >= 0
+}
+
+func isImageLine(t string) bool {
+	return strings.HasPrefix(t, "<") && strings.HasSuffix(t, ">") && imageLineRe.MatchString(t)
 }
 
 // joinParagraphs trims the lines at both ends and keeps at most one blank line between paragraphs.

@@ -1,6 +1,7 @@
 package email
 
 import (
+	"math/bits"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -14,20 +15,41 @@ var (
 	genericMarker = regexp.MustCompile(`(?i)^(?:-{2,}\s*(?:original message|ursprüngliche nachricht|message d'origine|mensaje original|messaggio originale|mensagem original|oorspronkelijk bericht|originalmeddelande|opprinnelig melding|alkuperäinen viesti|wiadomość oryginalna)\s*-*|_{10,}|-{20,})$`)
 )
 
+// role is what a field of a forwarded header block says; a block's roles are a set of bits.
+type role uint8
+
+const (
+	roleFrom role = 1 << iota
+	roleDate
+	roleSubject
+	roleTo
+	roleCC
+)
+
+// isForwardMarker and isGenericMarker run on every line; a marker begins with a rule ("--", "__") or ends
+// with a colon, which most lines rule out without the regular expression.
+func isForwardMarker(t string) bool {
+	return (strings.HasPrefix(t, "--") || strings.HasSuffix(t, ":")) && forwardMarker.MatchString(t)
+}
+
+func isGenericMarker(t string) bool {
+	return (strings.HasPrefix(t, "--") || strings.HasPrefix(t, "__")) && genericMarker.MatchString(t)
+}
+
 // headerRole maps the field names of forwarded header blocks, in the languages mail clients localize them to,
 // onto the role they play.
-var headerRole = map[string]string{
-	"from": "from", "von": "from", "de": "from", "da": "from", "van": "from", "fra": "from", "från": "from",
-	"od": "from", "lähettäjä": "from", "від": "from", "от": "from", "发件人": "from",
-	"date": "date", "sent": "date", "datum": "date", "gesendet": "date", "envoyé": "date", "fecha": "date",
-	"enviado": "date", "enviada": "date", "data": "date", "inviato": "date", "verzonden": "date", "sendt": "date",
-	"skickat": "date", "lähetetty": "date", "wysłano": "date", "发送时间": "date",
-	"subject": "subject", "betreff": "subject", "objet": "subject", "asunto": "subject", "oggetto": "subject",
-	"onderwerp": "subject", "emne": "subject", "ämne": "subject", "assunto": "subject", "aihe": "subject",
-	"temat": "subject", "主题": "subject",
-	"to": "to", "an": "to", "à": "to", "a": "to", "para": "to", "aan": "to", "til": "to", "till": "to",
-	"vastaanottaja": "to", "do": "to", "收件人": "to",
-	"cc": "cc", "kopie": "cc", "cci": "cc", "bcc": "cc", "reply-to": "cc", "antwort an": "cc",
+var headerRole = map[string]role{
+	"from": roleFrom, "von": roleFrom, "de": roleFrom, "da": roleFrom, "van": roleFrom, "fra": roleFrom, "från": roleFrom,
+	"od": roleFrom, "lähettäjä": roleFrom, "від": roleFrom, "от": roleFrom, "发件人": roleFrom,
+	"date": roleDate, "sent": roleDate, "datum": roleDate, "gesendet": roleDate, "envoyé": roleDate, "fecha": roleDate,
+	"enviado": roleDate, "enviada": roleDate, "data": roleDate, "inviato": roleDate, "verzonden": roleDate, "sendt": roleDate,
+	"skickat": roleDate, "lähetetty": roleDate, "wysłano": roleDate, "发送时间": roleDate,
+	"subject": roleSubject, "betreff": roleSubject, "objet": roleSubject, "asunto": roleSubject, "oggetto": roleSubject,
+	"onderwerp": roleSubject, "emne": roleSubject, "ämne": roleSubject, "assunto": roleSubject, "aihe": roleSubject,
+	"temat": roleSubject, "主题": roleSubject,
+	"to": roleTo, "an": roleTo, "à": roleTo, "a": roleTo, "para": roleTo, "aan": roleTo, "til": roleTo, "till": roleTo,
+	"vastaanottaja": roleTo, "do": roleTo, "收件人": roleTo,
+	"cc": roleCC, "kopie": roleCC, "cci": roleCC, "bcc": roleCC, "reply-to": roleCC, "antwort an": roleCC,
 }
 
 // maxBlockLines bounds a header block, which also keeps a scan over hostile input linear.
@@ -45,7 +67,7 @@ type level struct {
 type headerBlock struct {
 	from    person
 	subject string
-	roles   map[string]bool
+	roles   role
 	end     int // index of the first line after the block
 }
 
@@ -70,9 +92,9 @@ func findForwards(body string, forwardCtx bool) (string, []level, bool) {
 		}
 		marker := ""
 		switch {
-		case forwardMarker.MatchString(text):
+		case isForwardMarker(text):
 			marker = "forward"
-		case genericMarker.MatchString(text):
+		case isGenericMarker(text):
 			marker = "generic"
 		}
 		from := i
@@ -127,15 +149,15 @@ func extract(lines []string, from, to, depth int) string {
 // parseHeaderBlock reads a header block at lines[i] (quote depth d). Behind a marker a sender and one more
 // field suffice; without one, the block must look like Outlook's full From/Sent/Subject block.
 func parseHeaderBlock(lines []string, i, d int, marked bool) (headerBlock, bool) {
-	blk := headerBlock{roles: map[string]bool{}}
-	lastRole := ""
+	var blk headerBlock
+	var lastRole role
 	j := i
 	for ; j >= 0 && j < len(lines) && j-i < maxBlockLines; j++ {
 		ld, text := quoteLevel(lines[j])
 		text = strings.TrimSpace(text)
 		if text == "" {
 			// Clients that render HTML put blank lines between the fields.
-			if n := nextNonBlank(lines, j+1, d, 1); n > 0 && len(blk.roles) > 0 && isHeaderField(lines[n], d) {
+			if n := nextNonBlank(lines, j+1, d, 1); n > 0 && blk.roles != 0 && isHeaderField(lines[n], d) {
 				continue
 			}
 			break
@@ -143,60 +165,59 @@ func parseHeaderBlock(lines []string, i, d int, marked bool) (headerBlock, bool)
 		if ld != d {
 			break
 		}
-		role, value := fieldOf(text)
-		if role == "" {
-			if lastRole == "to" || lastRole == "cc" {
+		r, value := fieldOf(text)
+		if r == 0 {
+			if lastRole == roleTo || lastRole == roleCC {
 				if strings.Contains(text, "@") || strings.HasPrefix(lines[j], " ") || strings.HasPrefix(lines[j], "\t") {
 					continue // a wrapped address list
 				}
 			}
 			break
 		}
-		if blk.roles[role] && (role == "from" || role == "subject") {
+		if blk.roles&r != 0 && r&(roleFrom|roleSubject) != 0 {
 			break // a second sender or subject belongs to the next block
 		}
-		if !blk.roles[role] {
-			switch role {
-			case "from":
+		if blk.roles&r == 0 {
+			switch r {
+			case roleFrom:
 				blk.from = parsePerson(value)
-			case "subject":
+			case roleSubject:
 				blk.subject = collapseSpace(value)
 			}
 		}
-		blk.roles[role] = true
-		lastRole = role
+		blk.roles |= r
+		lastRole = r
 	}
 	blk.end = j
-	if !blk.roles["from"] {
+	if blk.roles&roleFrom == 0 {
 		return blk, false
 	}
 	if marked {
-		return blk, len(blk.roles) >= 2
+		return blk, bits.OnesCount8(uint8(blk.roles)) >= 2
 	}
-	return blk, blk.roles["date"] && (blk.roles["subject"] || blk.roles["to"])
+	return blk, blk.roles&roleDate != 0 && blk.roles&(roleSubject|roleTo) != 0
 }
 
 func isHeaderField(line string, d int) bool {
 	ld, text := quoteLevel(line)
-	role, _ := fieldOf(strings.TrimSpace(text))
-	return ld == d && role != ""
+	r, _ := fieldOf(strings.TrimSpace(text))
+	return ld == d && r != 0
 }
 
 // fieldOf returns the role and value of a forwarded header line such as "Envoyé : lundi…" or "*From:* Jane".
-// It runs on every line of a body, so it avoids regular expressions.
-func fieldOf(text string) (role, value string) {
-	i := strings.IndexAny(text, ":：")
+// It runs on every line of a body, so it avoids regular expressions and looks no further than a field name
+// can reach.
+func fieldOf(text string) (r role, value string) {
+	i := strings.IndexAny(text[:min(len(text), 41+len("："))], ":：")
 	if i <= 0 || i > 40 {
-		return "", ""
+		return 0, ""
 	}
-	key := strings.ToLower(strings.Trim(text[:i], " *\t"))
-	role = headerRole[key]
-	if role == "" {
-		return "", ""
+	r = headerRole[strings.ToLower(strings.Trim(text[:i], " *\t"))]
+	if r == 0 {
+		return 0, ""
 	}
 	_, size := utf8.DecodeRuneInString(text[i:])
-	value = strings.TrimSpace(strings.TrimLeft(text[i+size:], "*"))
-	return role, value
+	return r, strings.TrimSpace(strings.TrimLeft(text[i+size:], "*"))
 }
 
 // nextNonBlank returns the index of the first non-blank line within max blank lines of i when it is at quote

@@ -198,6 +198,8 @@ func messageID(h mail.Header) string {
 	return strings.Trim(fields[0], "<>")
 }
 
+var addrPunct = strings.NewReplacer("mailto:", " ", "<", " ", ">", " ", "[", " ", "]", " ", "(", " ", ")", " ")
+
 var addrRe = regexp.MustCompile(`[\p{L}\p{N}._%+'\-!#$&*/=?^{|}~]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+`)
 
 // parsePerson reads a free-form sender such as `Jane Doe <jane@acme.com>`, `"Doe, Jane" [mailto:jane@acme.com]`
@@ -212,7 +214,7 @@ func parsePerson(s string) person {
 		return person{name: trimName(s)}
 	}
 	name := s[:loc[0]] + " " + s[loc[1]:]
-	name = strings.NewReplacer("mailto:", " ", "<", " ", ">", " ", "[", " ", "]", " ", "(", " ", ")", " ").Replace(name)
+	name = addrPunct.Replace(name)
 	return newPerson(name, strings.TrimRight(s[loc[0]:loc[1]], "."))
 }
 
