@@ -14,17 +14,60 @@ import (
 
 // importer carries one run: it streams rows into batches and keeps the run's counters, which always add
 // up (rows = created + duplicates + failed).
+//
+// On a store that takes parallel bulk writes, reading and writing overlap: the next batch is read while
+// earlier ones are written, each in its own transaction. Only the store call leaves the importing goroutine,
+// and batches are counted in input order, so the counters, the errors file and the progress calls come out
+// as if the batches had been written one after the other.
 type importer struct {
-	svc   *core.Service
-	ws    core.ID
-	opts  Options
-	now   func() time.Time
-	run   core.ImportRun
-	tags  tagMatcher
-	errs  *ErrorWriter
-	subs  []core.Submission
-	rows  []Row // the rows behind subs, for the errors file
-	saved time.Time
+	svc      *core.Service
+	ws       core.ID
+	opts     Options
+	now      func() time.Time
+	run      core.ImportRun
+	tags     tagMatcher
+	errs     *ErrorWriter
+	cur      *batch   // being filled
+	inflight []*batch // handed to the store, oldest first, not counted yet
+	parallel int      // how many batches may be in flight
+	saved    time.Time
+}
+
+// parallelStore is a store that writes several bulk batches at once to advantage: PostgreSQL runs each on
+// its own connection, so one batch's statements execute while another commits. SQLite has one writer, and
+// its batches go one at a time.
+type parallelStore interface{ BulkWriters() int }
+
+// writers is how many batches the run may have in flight.
+func (im *importer) writers() int {
+	if p, ok := im.svc.Store().(parallelStore); ok && !im.opts.DryRun {
+		return max(1, p.BulkWriters())
+	}
+	return 1
+}
+
+// batch is a run of consecutive input rows: the good ones are written together, and the rows that could
+// not be read are reported with them, so that the errors file follows the input.
+type batch struct {
+	subs []core.Submission
+	rows []Row // the rows behind subs, for the errors file
+	bad  []Row // rows the reader refused
+	keys map[string]bool
+	done chan struct{} // closed when res and err are set
+	res  []core.BatchResult
+	err  error
+}
+
+func (b *batch) size() int { return len(b.subs) + len(b.bad) }
+
+// overlaps reports whether o holds a dedup key of b.
+func (b *batch) overlaps(o *batch) bool {
+	for _, s := range b.subs {
+		if o.keys[s.DedupKey] {
+			return true
+		}
+	}
+	return false
 }
 
 func (im *importer) importAll(ctx context.Context, r io.Reader) error {
@@ -45,6 +88,18 @@ func (im *importer) importAll(ctx context.Context, r io.Reader) error {
 	}
 	im.errs = NewErrorWriter(rd, im.openErrors)
 	defer im.errs.Close()
+	im.cur, im.parallel = &batch{}, im.writers()
+	if err := im.readAll(ctx, rd); err != nil {
+		// Batches still being written are counted if they were stored, so the run says what it created.
+		return errors.Join(err, im.drain(ctx, len(im.inflight)))
+	}
+	if err := im.errs.Close(); err != nil {
+		return fmt.Errorf("errors file: %w", err)
+	}
+	return nil
+}
+
+func (im *importer) readAll(ctx context.Context, rd *Reader) error {
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -57,28 +112,22 @@ func (im *importer) importAll(ctx context.Context, r io.Reader) error {
 			return err
 		}
 		if row.Err != nil {
-			if err := im.bad(row, row.Err.Error()); err != nil {
-				return err
-			}
-			continue
+			im.cur.bad = append(im.cur.bad, row)
+		} else {
+			im.cur.subs = append(im.cur.subs, im.submission(row.Fields))
+			im.cur.rows = append(im.cur.rows, row)
 		}
-		im.subs = append(im.subs, im.submission(row.Fields))
-		im.rows = append(im.rows, row)
-		if len(im.subs) >= im.opts.BatchSize {
-			if err := im.flush(ctx); err != nil {
+		if im.cur.size() >= im.opts.BatchSize {
+			if err := im.send(ctx); err != nil {
 				return err
 			}
 		}
 	}
-	if err := im.flush(ctx); err != nil {
+	if err := im.send(ctx); err != nil {
 		return err
 	}
-	if err := im.errs.Close(); err != nil {
-		return fmt.Errorf("errors file: %w", err)
-	}
-	return nil
+	return im.drain(ctx, len(im.inflight))
 }
-
 func (im *importer) openErrors() (io.WriteCloser, error) {
 	if im.opts.DryRun || im.opts.ErrorsFile == "" {
 		return discard{}, nil
@@ -124,24 +173,79 @@ func (im *importer) bad(row Row, reason string) error {
 	return nil
 }
 
-// flush writes the pending batch and counts each row's outcome.
-func (im *importer) flush(ctx context.Context) error {
-	if len(im.subs) == 0 {
+// send hands the filled batch to the store and starts the next. It first counts the oldest batches while
+// too many are in flight, and every batch in flight that shares a dedup key with this one, so that of two
+// rows with one key the first in the input is the one created.
+func (im *importer) send(ctx context.Context) error {
+	b := im.cur
+	im.cur = &batch{}
+	if b.size() == 0 {
 		return nil
 	}
-	var (
-		res []core.BatchResult
-		err error
-	)
-	if im.opts.DryRun {
-		res = checkBatch(im.svc, im.subs)
-	} else if res, err = im.write(ctx, im.subs); err != nil {
+	b.keys = make(map[string]bool, len(b.subs))
+	for _, s := range b.subs {
+		b.keys[s.DedupKey] = true
+	}
+	wait := max(0, len(im.inflight)-im.parallel+1)
+	for i := len(im.inflight) - 1; i >= wait; i-- {
+		if b.overlaps(im.inflight[i]) {
+			wait = i + 1
+			break
+		}
+	}
+	if err := im.drain(ctx, wait); err != nil {
 		return err
 	}
-	for i, r := range res {
+	b.done = make(chan struct{})
+	im.inflight = append(im.inflight, b)
+	switch {
+	case len(b.subs) == 0:
+		close(b.done)
+	case im.opts.DryRun:
+		b.res = checkBatch(im.svc, b.subs)
+		close(b.done)
+	default:
+		go func() {
+			defer close(b.done)
+			b.res, b.err = im.write(ctx, b.subs)
+		}()
+	}
+	return nil
+}
+
+// drain waits for the oldest n batches in flight and counts them. Once one has failed, every batch in
+// flight is awaited, and those that were stored are still counted; the first error is returned.
+func (im *importer) drain(ctx context.Context, n int) error {
+	var first error
+	for ; len(im.inflight) > 0 && (n > 0 || first != nil); n-- {
+		b := im.inflight[0]
+		<-b.done
+		im.inflight[0] = nil
+		im.inflight = im.inflight[1:]
+		err := b.err
+		if err == nil {
+			err = im.count(ctx, b)
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// count reports a written batch: every row's outcome, in input order.
+func (im *importer) count(ctx context.Context, b *batch) error {
+	bad := b.bad
+	for i, r := range b.res {
+		for len(bad) > 0 && bad[0].Line < b.rows[i].Line {
+			if err := im.bad(bad[0], bad[0].Err.Error()); err != nil {
+				return err
+			}
+			bad = bad[1:]
+		}
 		switch {
 		case r.Err != nil:
-			if err := im.bad(im.rows[i], r.Err.Error()); err != nil {
+			if err := im.bad(b.rows[i], r.Err.Error()); err != nil {
 				return err
 			}
 		case r.Created:
@@ -152,8 +256,11 @@ func (im *importer) flush(ctx context.Context) error {
 			im.run.Duplicates++
 		}
 	}
-	clear(im.rows)
-	im.subs, im.rows = im.subs[:0], im.rows[:0]
+	for _, row := range bad {
+		if err := im.bad(row, row.Err.Error()); err != nil {
+			return err
+		}
+	}
 	im.progress(ctx)
 	return nil
 }

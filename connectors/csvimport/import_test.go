@@ -3,6 +3,7 @@ package csvimport
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -233,5 +234,64 @@ func TestImportRecordType(t *testing.T) {
 	}
 	if _, err := ImportFile(context.Background(), e.svc, e.ws, in, Options{RecordType: "Bogus"}); err == nil {
 		t.Error("a bogus record type was accepted")
+	}
+}
+
+// TestBatchesInFlight imports in batches of three while the store may be writing two at once (PostgreSQL):
+// a row that repeats the external id of a row in the batch before must still lose to it, and the bad rows
+// must reach the errors file and the BadRow calls in input order.
+func TestBatchesInFlight(t *testing.T) { forEachBackend(t, testBatchesInFlight) }
+
+func testBatchesInFlight(t *testing.T, e *testEnv) {
+	var sb, wantErrs strings.Builder
+	sb.WriteString("id,title,email\n")
+	wantErrs.WriteString("id,title,email,error\n")
+	var wantLines []int
+	created, dups, failed := 0, 0, 0
+	kind := make([]string, 60)
+	for i := range kind {
+		line := i + 2
+		switch {
+		case i%7 == 6: // no title: refused by the reader
+			kind[i] = "untitled"
+			fmt.Fprintf(&sb, "%d,,\n", i)
+			fmt.Fprintf(&wantErrs, "%d,,,title is required\n", i)
+			wantLines, failed = append(wantLines, line), failed+1
+		case i%11 == 10: // refused by the service
+			kind[i] = "bad email"
+			fmt.Fprintf(&sb, "%d,Row %d,not-an-address\n", i, i)
+			fmt.Fprintf(&wantErrs, "%d,Row %d,not-an-address,invalid customer_email\n", i, i)
+			wantLines, failed = append(wantLines, line), failed+1
+		case i%5 == 4 && kind[i-2] == "good": // the id of the row two lines up: in the batch before or this one
+			fmt.Fprintf(&sb, "%d,Row %d repeated,\n", i-2, i)
+			dups++
+		default:
+			kind[i] = "good"
+			fmt.Fprintf(&sb, "%d,Row %d,user%d@acme.com\n", i, i, i)
+			created++
+		}
+	}
+	in := e.write(t, "inflight.csv", sb.String())
+	var lines []int
+	run, err := ImportFile(context.Background(), e.svc, e.ws, in, Options{BatchSize: 3, BadRow: func(line int, _ string) {
+		lines = append(lines, line)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Rows != 60 || run.Created != created || run.Duplicates != dups || run.Failed != failed {
+		t.Errorf("run %+v, want %d created, %d duplicates, %d failed", run, created, dups, failed)
+	}
+	for _, r := range e.records(t, core.RecordFeedback) {
+		if strings.HasSuffix(r.Title, "repeated") {
+			t.Errorf("record %q: a later row with the same id won", r.Title)
+		}
+	}
+	if !slices.Equal(lines, wantLines) {
+		t.Errorf("bad rows reported on lines %v, want %v", lines, wantLines)
+	}
+	got, err := os.ReadFile(filepath.Join(e.dir, "inflight.errors.csv"))
+	if err != nil || string(got) != wantErrs.String() {
+		t.Errorf("errors file (%v):\n%s\nwant\n%s", err, got, wantErrs.String())
 	}
 }
