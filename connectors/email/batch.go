@@ -62,7 +62,7 @@ func (e *entry) catchUp(ctx context.Context, c *imapclient.Client, pos *position
 	}
 	// "n:*" always matches the highest UID, even below n.
 	uids := slices.DeleteFunc(data.AllUIDs(), func(u imap.UID) bool { return u <= pos.last })
-	return e.drain(ctx, c, uids, pos)
+	return e.drain(ctx, c, uids, pos, true)
 }
 
 // recoverDone finishes messages at or below the checkpoint that are still waiting in the mailbox: their
@@ -87,19 +87,26 @@ func (e *entry) recoverDone(ctx context.Context, c *imapclient.Client, pos posit
 	if len(uids) > 0 {
 		e.log.WithField("messages", len(uids)).Info("email: finishing messages read before a restart")
 	}
-	return e.drain(ctx, c, uids, nil)
+	return e.drain(ctx, c, uids, &pos, false)
 }
 
-// drain fetches, parses and stores uids, oldest first, one batch per transaction; with pos set, the
-// checkpoint advances in each batch's transaction. Three stages overlap: the fetcher reads batches ahead,
+// drain fetches, parses and stores uids, oldest first, one batch per transaction; with advance, the
+// checkpoint pos moves on in each batch's transaction. Three stages overlap: the fetcher reads batches ahead,
 // parse workers parse each message as it arrives, and this goroutine stores. Handled messages are moved (or
-// flagged) in groups of disposeEvery, since each MOVE costs the server a sync; a group's move runs while the
-// next batches are stored. A crash before a group is moved leaves its messages for recoverDone.
-func (e *entry) drain(ctx context.Context, c *imapclient.Client, uids []imap.UID, pos *position) error {
+// flagged) in groups of disposeEvery, since each MOVE costs the server a sync. A group's move runs while the
+// next batches are stored, over a second connection: the server runs one connection's commands in turn,
+// and a MOVE costs it about as much as fetching the messages, so on the first connection it would hold up
+// the FETCHes behind it. A crash before a group is moved leaves its messages for recoverDone.
+func (e *entry) drain(ctx context.Context, c *imapclient.Client, uids []imap.UID, pos *position, advance bool) error {
 	if len(uids) == 0 {
 		return nil
 	}
 	slices.Sort(uids)
+	var mover *moverConn
+	if len(uids) >= e.disposeEvery {
+		mover = e.openMover(ctx, pos.uidValidity)
+		defer mover.close()
+	}
 	fctx, cancel := context.WithCancel(ctx)
 	batches := e.stream(fctx, c, uids)
 	defer func() {
@@ -108,8 +115,8 @@ func (e *entry) drain(ctx context.Context, c *imapclient.Client, uids []imap.UID
 		}
 	}()
 	var (
-		pend     pending
-		inflight = func() error { return nil } // the previous group's move
+		pend   pending
+		moving <-chan error // the group being moved on the second connection, if any
 	)
 	for b := range batches {
 		if b.err != nil {
@@ -117,31 +124,97 @@ func (e *entry) drain(ctx context.Context, c *imapclient.Client, uids []imap.UID
 		}
 		b.parsing.Wait()
 		var next *position
-		if pos != nil {
+		if advance {
 			next = &position{uidValidity: pos.uidValidity, last: max(pos.last, b.last)}
 		}
 		done, bad, err := e.store(ctx, b.msgs, next)
 		if err != nil {
 			return err
 		}
-		if pos != nil {
+		if advance {
 			*pos = *next
 		}
 		pend.done, pend.bad = append(pend.done, done...), append(pend.bad, bad...)
-		if pend.size() >= e.disposeEvery {
-			if err := inflight(); err != nil {
+		if pend.size() < e.disposeEvery || mover == nil {
+			continue
+		}
+		if moving != nil {
+			select {
+			case err := <-moving:
+				if err != nil {
+					return err
+				}
+				moving = nil
+			default: // still moving: this group grows until that move is done
+			}
+		}
+		if moving == nil {
+			mc, err := mover.get()
+			if err != nil {
 				return err
 			}
-			inflight = e.flushAsync(c, &pend)
+			moving = e.flushAsync(mc, &pend)
 		}
 	}
-	if err := inflight(); err != nil {
-		return err
+	if moving != nil {
+		if err := <-moving; err != nil {
+			return err
+		}
 	}
 	if err := e.flush(c, &pend); err != nil {
 		return err
 	}
 	return ctx.Err()
+}
+
+// moverConn is the second connection of a long drain, dialled in the background when the drain starts.
+type moverConn struct {
+	ready chan struct{}
+	c     *imapclient.Client
+	done  func()
+	err   error
+}
+
+// openMover logs in a second time and selects the mailbox. The UIDs to move belong to the first
+// connection's UIDVALIDITY, so a different one on the second (the mailbox was recreated in between) is an
+// error rather than a move of other messages.
+func (e *entry) openMover(ctx context.Context, uidValidity uint32) *moverConn {
+	m := &moverConn{ready: make(chan struct{})}
+	go func() {
+		defer close(m.ready)
+		c, done, err := e.dial(ctx)
+		if err != nil {
+			m.err = err
+			return
+		}
+		sel, err := c.Select(e.spec.Mailbox, nil).Wait()
+		switch {
+		case err != nil:
+			err = fmt.Errorf("email: select %q on the second connection: %w", e.spec.Mailbox, err)
+		case sel.UIDValidity != uidValidity:
+			err = fmt.Errorf("email: UIDVALIDITY of %q changed during the poll", e.spec.Mailbox)
+		}
+		if err != nil {
+			done()
+			m.err = err
+			return
+		}
+		m.c, m.done = c, done
+	}()
+	return m
+}
+
+func (m *moverConn) get() (*imapclient.Client, error) {
+	<-m.ready
+	return m.c, m.err
+}
+
+// close logs the second connection out, after the dial has finished.
+func (m *moverConn) close() {
+	<-m.ready
+	if m.done != nil {
+		m.done()
+	}
 }
 
 // stream fetches uids in commands of e.batch and sends the batches in order, at most one ahead of the

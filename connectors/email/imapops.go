@@ -17,13 +17,11 @@ func (p *pending) size() int { return len(p.done) + len(p.bad) }
 
 // flush moves or flags the pending messages and waits for the server.
 func (e *entry) flush(c *imapclient.Client, p *pending) error {
-	return e.flushAsync(c, p)()
+	return <-e.flushAsync(c, p)
 }
 
-// flushAsync starts moving or flagging the pending messages and returns a func that waits for the outcome.
-// The commands run beside the fetcher's, so the server works through a move while the store writes the
-// next batches.
-func (e *entry) flushAsync(c *imapclient.Client, p *pending) (wait func() error) {
+// flushAsync starts moving or flagging the pending messages; the outcome arrives on the channel.
+func (e *entry) flushAsync(c *imapclient.Client, p *pending) <-chan error {
 	done, bad := p.done, p.bad
 	*p = pending{}
 	errc := make(chan error, 1)
@@ -34,7 +32,7 @@ func (e *entry) flushAsync(c *imapclient.Client, p *pending) (wait func() error)
 		}
 		errc <- err
 	}()
-	return func() error { return <-errc }
+	return errc
 }
 
 // fetch reads uids with one UID FETCH of BODY.PEEK[] (so nothing is marked \Seen by reading), hands each

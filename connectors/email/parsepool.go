@@ -26,7 +26,8 @@ type parseTask struct {
 }
 
 func newParsePool(parser *Parser, workers int) *parsePool {
-	p := &parsePool{parser: parser, tasks: make(chan parseTask, workers)}
+	// The queue lets the fetcher read a batch ahead of the workers; rawBudget, not its length, bounds memory.
+	p := &parsePool{parser: parser, tasks: make(chan parseTask, batchSize)}
 	p.room = sync.NewCond(&p.mu)
 	for range max(workers, 1) {
 		p.wg.Go(p.work)
