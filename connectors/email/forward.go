@@ -149,8 +149,11 @@ func extract(lines []string, from, to, depth int) string {
 // parseHeaderBlock reads a header block at lines[i] (quote depth d). Behind a marker a sender and one more
 // field suffice; without one, the block must look like Outlook's full From/Sent/Subject block.
 func parseHeaderBlock(lines []string, i, d int, marked bool) (headerBlock, bool) {
-	var blk headerBlock
-	var lastRole role
+	var (
+		blk      headerBlock
+		lastRole role
+		from     string // parsed once the block qualifies
+	)
 	j := i
 	for ; j >= 0 && j < len(lines) && j-i < maxBlockLines; j++ {
 		ld, text := quoteLevel(lines[j])
@@ -180,7 +183,7 @@ func parseHeaderBlock(lines []string, i, d int, marked bool) (headerBlock, bool)
 		if blk.roles&r == 0 {
 			switch r {
 			case roleFrom:
-				blk.from = parsePerson(value)
+				from = value
 			case roleSubject:
 				blk.subject = collapseSpace(value)
 			}
@@ -189,13 +192,18 @@ func parseHeaderBlock(lines []string, i, d int, marked bool) (headerBlock, bool)
 		lastRole = r
 	}
 	blk.end = j
-	if blk.roles&roleFrom == 0 {
-		return blk, false
+	ok := false
+	switch {
+	case blk.roles&roleFrom == 0:
+	case marked:
+		ok = bits.OnesCount8(uint8(blk.roles)) >= 2
+	default:
+		ok = blk.roles&roleDate != 0 && blk.roles&(roleSubject|roleTo) != 0
 	}
-	if marked {
-		return blk, bits.OnesCount8(uint8(blk.roles)) >= 2
+	if ok {
+		blk.from = parsePerson(from)
 	}
-	return blk, blk.roles&roleDate != 0 && blk.roles&(roleSubject|roleTo) != 0
+	return blk, ok
 }
 
 func isHeaderField(line string, d int) bool {
@@ -208,16 +216,39 @@ func isHeaderField(line string, d int) bool {
 // It runs on every line of a body, so it avoids regular expressions and looks no further than a field name
 // can reach.
 func fieldOf(text string) (r role, value string) {
-	i := strings.IndexAny(text[:min(len(text), 41+len("："))], ":：")
+	w := text[:min(len(text), 41+len("："))]
+	i := strings.IndexByte(w, ':')
+	if k := strings.Index(w, "："); k >= 0 && (i < 0 || k < i) {
+		i = k
+	}
 	if i <= 0 || i > 40 {
 		return 0, ""
 	}
-	r = headerRole[strings.ToLower(strings.Trim(text[:i], " *\t"))]
+	r = roleOf(strings.Trim(text[:i], " *\t"))
 	if r == 0 {
 		return 0, ""
 	}
 	_, size := utf8.DecodeRuneInString(text[i:])
 	return r, strings.TrimSpace(strings.TrimLeft(text[i+size:], "*"))
+}
+
+// roleOf looks a field name up in headerRole, in lower case; ASCII names are lowered without allocating.
+func roleOf(name string) role {
+	var buf [40]byte
+	if len(name) > len(buf) {
+		return 0
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c >= utf8.RuneSelf {
+			return headerRole[strings.ToLower(name)]
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	return headerRole[string(buf[:len(name)])]
 }
 
 // nextNonBlank returns the index of the first non-blank line within max blank lines of i when it is at quote

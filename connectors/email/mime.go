@@ -41,6 +41,7 @@ type part struct {
 // collector gathers the body parts of one message while its MIME tree is walked.
 type collector struct {
 	plain, html []string
+	hasText     bool // a plain part is not blank: HTML parts are not needed
 	inner       *part
 	parts       int
 	depth       int
@@ -100,21 +101,29 @@ func (c *collector) walk(e *message.Entity) {
 		if strings.EqualFold(params["format"], "flowed") {
 			text = unflow(text, strings.EqualFold(params["delsp"], "yes"))
 		}
-		c.plain = append(c.plain, text)
+		c.addPlain(text)
 	case mt == "text/html" && !attached:
-		c.html = append(c.html, readText(e.Body))
+		if !c.hasText { // else the HTML alternative of text already read would not be used
+			c.html = append(c.html, readText(e.Body))
+		}
 	}
+}
+
+func (c *collector) addPlain(text string) {
+	c.plain = append(c.plain, text)
+	c.hasText = c.hasText || strings.TrimSpace(text) != ""
 }
 
 // walkMultipart visits the parts; when the structure is broken (no boundary, or a boundary that never
 // appears) the body read so far is kept as plain text so that the customer's words are not lost.
 func (c *collector) walkMultipart(e *message.Entity, boundary string) {
 	if boundary == "" {
-		c.plain = append(c.plain, readText(e.Body))
+		c.addPlain(readText(e.Body))
 		return
 	}
 	var seen bytes.Buffer
-	body := io.TeeReader(io.LimitReader(e.Body, 64<<20), &limitedBuffer{buf: &seen, max: maxSalvageBytes})
+	keep := &limitedBuffer{buf: &seen, max: maxSalvageBytes}
+	body := io.TeeReader(io.LimitReader(e.Body, 64<<20), keep)
 	ent, _ := message.New(e.Header, body) // multipart bodies carry no transfer encoding or charset to fail on
 	mr := ent.MultipartReader()
 	if mr == nil {
@@ -127,14 +136,16 @@ func (c *collector) walkMultipart(e *message.Entity, boundary string) {
 		if err != nil && !message.IsUnknownCharset(err) && !message.IsUnknownEncoding(err) {
 			break // io.EOF, or damage: keep what was read
 		}
-		found++
+		if found++; found == 1 {
+			keep.max, seen = 0, bytes.Buffer{} // the structure holds: nothing to salvage
+		}
 		c.walk(child)
 		if c.parts > maxParts {
 			return
 		}
 	}
 	if found == 0 && len(c.plain)+len(c.html) == before {
-		c.plain = append(c.plain, stripMIMEDebris(seen.String()))
+		c.addPlain(stripMIMEDebris(seen.String()))
 	}
 }
 
