@@ -49,21 +49,8 @@ func (h *handlers) imports(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-func (h *handlers) importRun(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r)
-	if err == nil {
-		_, err = parseQuery(r.URL.RawQuery, nil)
-	}
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	run, err := h.svc.ImportRun(r.Context(), workspaceFrom(r.Context()).ID, id)
-	if err != nil {
-		writeError(w, r, notFound(err, "import run", string(id)))
-		return
-	}
-	writeJSON(w, http.StatusOK, NewImportRunView(run))
+func (h *handlers) importRun() http.HandlerFunc {
+	return byID("import run", h.svc.ImportRun, NewImportRunView)
 }
 
 func (h *handlers) connectors(w http.ResponseWriter, r *http.Request) {

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
@@ -41,31 +42,40 @@ func decodeFeedback(body []byte) (feedbackBody, error) {
 	return b, err
 }
 
-func (h *handlers) createFeedback(w http.ResponseWriter, r *http.Request) {
-	raw, err := readBody(r)
-	if err != nil {
-		writeError(w, r, err)
-		return
+func (h *handlers) createFeedback() http.HandlerFunc {
+	return h.create("POST /api/records/feedback", func(raw []byte) (core.Submission, error) {
+		b, err := decodeFeedback(raw)
+		return core.Submission{
+			Type: core.RecordFeedback, Title: b.Title, Description: b.Description, CustomerEmail: b.CustomerEmail,
+			CustomerName: b.CustomerName, Source: b.Source,
+		}, err
+	}, func(rec core.Record) any { return newFeedbackView(rec) })
+}
+
+// create serves a create endpoint: the body read and turned into a submission by decode, the
+// Idempotency-Key fingerprinted over the endpoint and the exact body, and the new record shown by view.
+func (h *handlers) create(endpoint string, decode func(raw []byte) (core.Submission, error), view func(core.Record) any) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		raw, err := readBody(r)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		sub, err := decode(raw)
+		if err == nil {
+			sub.Idempotency, err = idempotency(r, endpoint, raw)
+		}
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		res, err := h.svc.Submit(r.Context(), workspaceFrom(r.Context()).ID, sub)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		writeJSON(w, http.StatusCreated, view(res.Record))
 	}
-	b, err := decodeFeedback(raw)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	idem, err := idempotency(r, "POST /api/records/feedback", raw)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	res, err := h.svc.Submit(r.Context(), workspaceFrom(r.Context()).ID, core.Submission{
-		Type: core.RecordFeedback, Title: b.Title, Description: b.Description, CustomerEmail: b.CustomerEmail,
-		CustomerName: b.CustomerName, Source: b.Source, Idempotency: idem,
-	})
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, newFeedbackView(res.Record))
 }
 
 // ideaBody is POST /records/idea's body.
@@ -96,41 +106,23 @@ func ideaType(s string) (core.RecordType, error) {
 	return t, nil
 }
 
-func (h *handlers) createIdea(w http.ResponseWriter, r *http.Request) {
-	raw, err := readBody(r)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	b, err := decodeIdea(raw)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	t, err := ideaType(b.RecordType)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	idem, err := idempotency(r, "POST /api/records/idea", raw)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	tags := make([]core.ID, len(b.Tags))
-	for i, t := range b.Tags {
-		tags[i] = core.ID(t)
-	}
-	res, err := h.svc.Submit(r.Context(), workspaceFrom(r.Context()).ID, core.Submission{
-		Type: t, Title: b.Title, Description: b.Description, CustomerEmail: b.CustomerEmail,
-		CustomerName: b.CustomerName, Source: b.Source, ProductID: core.ID(b.Product), AssigneeID: core.ID(b.User),
-		TagIDs: tags, CountsAgainstLimit: true, Idempotency: idem,
-	})
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, newRecordView(res.Record))
+func (h *handlers) createIdea() http.HandlerFunc {
+	return h.create("POST /api/records/idea", func(raw []byte) (core.Submission, error) {
+		b, err := decodeIdea(raw)
+		if err != nil {
+			return core.Submission{}, err
+		}
+		t, err := ideaType(b.RecordType)
+		tags := make([]core.ID, len(b.Tags))
+		for i, t := range b.Tags {
+			tags[i] = core.ID(t)
+		}
+		return core.Submission{
+			Type: t, Title: b.Title, Description: b.Description, CustomerEmail: b.CustomerEmail,
+			CustomerName: b.CustomerName, Source: b.Source, ProductID: core.ID(b.Product), AssigneeID: core.ID(b.User),
+			TagIDs: tags, CountsAgainstLimit: true,
+		}, err
+	}, func(rec core.Record) any { return newRecordView(rec) })
 }
 
 // idempotency reads the Idempotency-Key header. The fingerprint covers the endpoint and the exact body, so
@@ -179,42 +171,37 @@ func pathID(r *http.Request) (core.ID, error) {
 	return id, nil
 }
 
-func (h *handlers) record(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r)
-	if err == nil {
-		_, err = parseQuery(r.URL.RawQuery, nil)
+// byID serves GET …/{id}: the id from the path, no query parameters, and the workspace's object shown
+// through view; an id of another workspace is as unknown as one that never existed.
+func byID[T, V any](what string, get func(ctx context.Context, ws, id core.ID) (T, error), view func(T) V) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, err := pathID(r)
+		if err == nil {
+			_, err = parseQuery(r.URL.RawQuery, nil)
+		}
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		v, err := get(r.Context(), workspaceFrom(r.Context()).ID, id)
+		if err != nil {
+			writeError(w, r, notFound(err, what, string(id)))
+			return
+		}
+		writeJSON(w, http.StatusOK, view(v))
 	}
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	rec, err := h.svc.Record(r.Context(), workspaceFrom(r.Context()).ID, id)
-	if err != nil {
-		writeError(w, r, notFound(err, "record", string(id)))
-		return
-	}
-	writeJSON(w, http.StatusOK, newRecordView(rec))
 }
 
-func (h *handlers) recordInsights(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r)
-	if err == nil {
-		_, err = parseQuery(r.URL.RawQuery, nil)
-	}
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	ins, err := h.svc.Insights(r.Context(), workspaceFrom(r.Context()).ID, id)
-	if err != nil {
-		writeError(w, r, notFound(err, "record", string(id)))
-		return
-	}
-	out := make([]insightView, len(ins))
-	for i, in := range ins {
-		out[i] = newInsightView(in)
-	}
-	writeJSON(w, http.StatusOK, out)
+func (h *handlers) record() http.HandlerFunc { return byID("record", h.svc.Record, newRecordView) }
+
+func (h *handlers) recordInsights() http.HandlerFunc {
+	return byID("record", h.svc.Insights, func(ins []core.Insight) []insightView {
+		out := make([]insightView, len(ins))
+		for i, in := range ins {
+			out[i] = newInsightView(in)
+		}
+		return out
+	})
 }
 
 func printableASCII(s string) bool {

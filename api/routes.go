@@ -10,17 +10,17 @@ func (s *Server) routes() {
 	create := func(pattern string, fn http.HandlerFunc) { s.mux.Handle(pattern, s.authed(jsonBody(fn))) }
 
 	api("GET /api/records/verify", h.verify)
-	create("POST /api/records/feedback", h.createFeedback)
-	create("POST /api/records/idea", h.createIdea)
+	create("POST /api/records/feedback", h.createFeedback())
+	create("POST /api/records/idea", h.createIdea())
 	api("GET /api/records", h.listRecords)
-	api("GET /api/records/{id}", h.record)
-	api("GET /api/records/{id}/insights", h.recordInsights)
+	api("GET /api/records/{id}", h.record())
+	api("GET /api/records/{id}/insights", h.recordInsights())
 	api("GET /api/records/signals", h.signals)
 	api("GET /api/records/tags", h.tags)
 	api("GET /api/records/product", h.products)
 	api("GET /api/records/users", h.users)
 	api("GET /api/imports", h.imports)
-	api("GET /api/imports/{id}", h.importRun)
+	api("GET /api/imports/{id}", h.importRun())
 	api("GET /api/connectors", h.connectors)
 	s.mux.HandleFunc("GET /api/openapi.json", serveOpenAPI)
 
