@@ -1,12 +1,10 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +12,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/feedbridge/feedbridge/core"
+	"github.com/feedbridge/feedbridge/internal/testkit"
 	"github.com/feedbridge/feedbridge/store/sqlite"
 )
 
@@ -72,7 +71,7 @@ type env struct {
 	svc      *core.Service
 	srv      *httptest.Server
 	reg      *prometheus.Registry
-	logs     *syncBuffer
+	logs     *testkit.Buffer
 	ws       core.Workspace
 	key      string
 	tags     []core.Lookup // Bug, onboarding, Pricing
@@ -83,27 +82,10 @@ type env struct {
 	spec     *specChecker
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func newEnv(t testing.TB, open opener, o envOpts) *env {
 	t.Helper()
 	ctx := context.Background()
-	e := &env{t: t, store: open(t), reg: prometheus.NewRegistry(), logs: &syncBuffer{}, spec: loadSpec(t)}
+	e := &env{t: t, store: open(t), reg: prometheus.NewRegistry(), logs: &testkit.Buffer{}, spec: loadSpec(t)}
 	m, err := NewMetrics(e.reg)
 	if err != nil {
 		t.Fatal(err)

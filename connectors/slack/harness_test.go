@@ -20,6 +20,7 @@ import (
 
 	"github.com/feedbridge/feedbridge/connectors"
 	"github.com/feedbridge/feedbridge/core"
+	"github.com/feedbridge/feedbridge/internal/testkit"
 	"github.com/feedbridge/feedbridge/store/sqlite"
 )
 
@@ -33,7 +34,7 @@ type harness struct {
 	stub   *slackStub
 	set    *Set
 	srv    *httptest.Server
-	logs   *syncBuffer
+	logs   *testkit.Buffer
 	// secrets that must never appear in a log line
 	secrets []string
 	seq     atomic.Int64
@@ -43,7 +44,7 @@ type harness struct {
 func newHarness(t testing.TB) *harness {
 	t.Helper()
 	ctx := context.Background()
-	h := &harness{t: t, ctx: ctx, dbPath: filepath.Join(t.TempDir(), "feedbridge.db"), logs: &syncBuffer{}}
+	h := &harness{t: t, ctx: ctx, dbPath: filepath.Join(t.TempDir(), "feedbridge.db"), logs: &testkit.Buffer{}}
 	st, err := sqlite.Open(ctx, h.dbPath)
 	if err != nil {
 		t.Fatal(err)
