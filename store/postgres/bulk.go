@@ -2,191 +2,263 @@ package postgres
 
 import (
 	"context"
-	"fmt"
+	"errors"
+	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/feedbridge/feedbridge/core"
 )
 
-// stageTable holds one bulk write inside its transaction. It is created once per connection and emptied at
-// every commit, so a bulk write costs no catalog changes.
-const stageTable = `CREATE TEMP TABLE IF NOT EXISTS fb_stage (
-	ord integer, id text, type text, title text, description_html text, description text, search_text text,
-	status text, source text, assignee_id text, product_id text, tag_ids text[], reporter text, dedup_key text,
-	created_at timestamptz, updated_at timestamptz, email text, email_key text, contact_name text, domain text,
-	company_name text, company_id text, contact_id text, job_id text
-) ON COMMIT DELETE ROWS`
-
-var stageCols = []string{"ord", "id", "type", "title", "description_html", "description", "search_text",
-	"status", "source", "assignee_id", "product_id", "tag_ids", "reporter", "dedup_key", "created_at",
-	"updated_at", "email", "email_key", "contact_name", "domain", "company_name", "company_id", "contact_id", "job_id"}
-
-// CreateRecords writes many records in one transaction: COPY into a staging table, then set-based inserts
-// of companies, contacts, records (ON CONFLICT DO NOTHING on the dedup key) and insight jobs. A record whose
-// dedup key exists, in the store or earlier in the same batch, comes back Created=false with the id of the
-// record that has it.
+// CreateRecords writes many records in one transaction: the batch's new companies and contacts are
+// upserted and read back in one pipelined round trip, then its records go in with COPY, the way PostgreSQL
+// takes rows fastest, and so do their insight jobs. A record whose dedup key exists, in the store or earlier
+// in the same batch, comes back Created=false with the id of the record that has it.
 //
-// Every statement is planned for this batch (plan_cache_mode force_custom_plan): a plan cached while the
-// workspace was small hash-joins the staging rows against all of its records, and an import then slows
-// with every batch (measured: 55 ms per 1,000 rows at 100,000 records, growing with the table). The records
-// insert returns the ids it wrote, so neither the insight jobs nor the results read records back; only the
-// rows that were not written are looked up, by dedup key.
+// The dedup keys are not looked up first unless the workspace's last bulk write met a stored one (a
+// re-import, or an import resumed after a crash): the unique index decides, and a COPY that meets a stored
+// key fails its transaction, which is then written again with the keys looked up. The same retry covers a
+// key committed by another writer between the look-up and the COPY.
+//
+// Every statement is planned for its batch (plan_cache_mode force_custom_plan): a plan cached while a
+// workspace was small can scan all of its rows for each batch later, and an import then slows with every
+// batch (measured before: 55 ms per 1,000 rows at 100,000 records).
 func (s *Store) CreateRecords(ctx context.Context, ws core.ID, rs []core.NewRecord) ([]core.BulkResult, error) {
 	if len(rs) == 0 {
 		return []core.BulkResult{}, nil
 	}
-	var out []core.BulkResult
-	err := s.inTx(ctx, "create records", func(tx pgx.Tx) error {
-		if err := checkBulkRefs(ctx, tx, ws, rs); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, "SET LOCAL plan_cache_mode = force_custom_plan; "+stageTable); err != nil {
-			return err
-		}
-		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"fb_stage"}, stageCols, pgx.CopyFromRows(stageRows(rs))); err != nil {
-			return err
-		}
-		b := &pgx.Batch{}
-		b.Queue(bulkCompanies, ws)
-		b.Queue(bulkContacts, ws)
-		created := make(map[core.ID]bool, len(rs))
-		b.Queue(bulkRecords, ws).Query(func(rows pgx.Rows) error {
-			var id core.ID
-			_, err := pgx.ForEachRow(rows, []any{&id}, func() error { created[id] = true; return nil })
+	look := s.known.lookFirst(ws)
+	for races := 0; ; {
+		b := newBulk(s.known, ws, rs)
+		var out []core.BulkResult
+		err := s.inTx(ctx, "create records", func(tx pgx.Tx) (err error) {
+			out, err = b.write(ctx, tx, ws, look)
 			return err
 		})
-		for _, c := range lastCheckpoints(rs) {
-			b.Queue(`INSERT INTO checkpoints (workspace_id, name, value, updated_at) VALUES ($1, $2, $3, `+txNow+`)
-				ON CONFLICT (workspace_id, name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-				ws, c.Name, c.Value)
-		}
-		if err := tx.SendBatch(ctx, b).Close(); err != nil {
-			return err
-		}
-		var err error
-		out, err = bulkResults(ctx, tx, ws, rs, created)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// bulkResults is each record's outcome: written, or the id of the record that holds its dedup key (committed
-// by anyone, or written earlier in this batch).
-func bulkResults(ctx context.Context, tx pgx.Tx, ws core.ID, rs []core.NewRecord, created map[core.ID]bool) ([]core.BulkResult, error) {
-	out := make([]core.BulkResult, len(rs))
-	var keys []string
-	for i, r := range rs {
-		out[i] = core.BulkResult{ID: r.ID, Created: created[r.ID]}
-		if !out[i].Created {
-			keys = append(keys, r.DedupKey)
-		}
-	}
-	if len(keys) == 0 {
-		return out, nil
-	}
-	holders := make(map[string]core.ID, len(keys))
-	rows, err := tx.Query(ctx, `SELECT dedup_key, id FROM records WHERE workspace_id = $1 AND dedup_key = ANY($2::text[])`, ws, keys)
-	if err != nil {
-		return nil, err
-	}
-	var (
-		key string
-		id  core.ID
-	)
-	if _, err := pgx.ForEachRow(rows, []any{&key, &id}, func() error { holders[key] = id; return nil }); err != nil {
-		return nil, err
-	}
-	for i, r := range rs {
-		if out[i].Created {
+		if errors.Is(err, errDedupRace) && races < 3 {
+			if look {
+				races++
+			}
+			look = true
 			continue
 		}
-		if out[i].ID = holders[r.DedupKey]; out[i].ID == "" {
-			return nil, fmt.Errorf("record %s was neither written nor found by its dedup key %q", r.ID, r.DedupKey)
+		if err == nil {
+			s.known.add(ws, b.found.companies, b.resolved)
+			s.known.setDupsMet(ws, b.dupsMet)
+		}
+		return out, err
+	}
+}
+
+// bulk is one CreateRecords attempt: the companies and contacts it has to send, each once, and what the
+// transaction found.
+type bulk struct {
+	rs        []core.NewRecord
+	companies struct{ ids, names, domains []string }
+	contacts  struct{ ids, emails, keys, names, domains []string }
+	found     found
+	resolved  map[string]knownContact // the contacts sent, as the database has them
+	dupsMet   bool
+}
+
+// found holds ids by domain, by address key and by dedup key, and the transaction's time.
+type found struct {
+	companies map[string]core.ID
+	contacts  map[string]core.ID
+	records   map[string]core.ID
+	now       time.Time
+}
+
+// newBulk gathers the companies and contacts of the batch that are not known to need no write: the first
+// row of a domain names a new company; a new contact takes the address and name of the first row that gives
+// a name, else of the first row, as CreateRecord would resolve them one by one.
+func newBulk(k *known, ws core.ID, rs []core.NewRecord) *bulk {
+	b := &bulk{rs: rs, resolved: map[string]knownContact{}, found: found{
+		companies: map[string]core.ID{}, contacts: map[string]core.ID{}, records: map[string]core.ID{}}}
+	queued := map[string]int{}
+	for _, r := range rs {
+		c := r.Contact
+		if c == nil {
+			continue
+		}
+		if _, ok := b.found.companies[c.Domain]; c.Domain != "" && !ok {
+			if id, ok := k.company(ws, c.Domain); ok {
+				b.found.companies[c.Domain] = id
+			} else {
+				b.found.companies[c.Domain] = ""
+				b.companies.ids = append(b.companies.ids, string(core.NewID()))
+				b.companies.names = append(b.companies.names, c.CompanyName)
+				b.companies.domains = append(b.companies.domains, c.Domain)
+			}
+		}
+		if i, sent := queued[c.EmailKey]; sent {
+			if b.contacts.names[i] == "" && c.Name != "" {
+				b.contacts.emails[i], b.contacts.names[i] = c.Email, c.Name
+			}
+			continue
+		}
+		if id, ok := k.contact(ws, c); ok {
+			b.found.contacts[c.EmailKey] = id
+			continue
+		}
+		queued[c.EmailKey] = len(b.contacts.ids)
+		b.contacts.ids = append(b.contacts.ids, string(core.NewID()))
+		b.contacts.emails = append(b.contacts.emails, c.Email)
+		b.contacts.keys = append(b.contacts.keys, c.EmailKey)
+		b.contacts.names = append(b.contacts.names, c.Name)
+		b.contacts.domains = append(b.contacts.domains, c.Domain)
+	}
+	return b
+}
+
+func (b *bulk) write(ctx context.Context, tx pgx.Tx, ws core.ID, look bool) ([]core.BulkResult, error) {
+	if err := checkBulkRefs(ctx, tx, ws, b.rs); err != nil {
+		return nil, err
+	}
+	if err := b.resolve(ctx, tx, ws, look); err != nil {
+		return nil, err
+	}
+	f := b.found
+	b.dupsMet = len(f.records) > 0
+	out := make([]core.BulkResult, len(b.rs))
+	var records, jobs [][]any
+	for i, r := range b.rs {
+		if id := f.records[r.DedupKey]; r.DedupKey != "" && id != "" {
+			out[i] = core.BulkResult{ID: id}
+			continue
+		}
+		if r.DedupKey != "" {
+			f.records[r.DedupKey] = r.ID // a later row of the batch with this key is its duplicate
+		}
+		out[i] = core.BulkResult{ID: r.ID, Created: true}
+		var contactID, companyID core.ID
+		email := ""
+		if c := r.Contact; c != nil {
+			email, contactID = c.Email, f.contacts[c.EmailKey]
+			if c.Domain != "" {
+				companyID = f.companies[c.Domain]
+			}
+		}
+		var dedup any
+		if r.DedupKey != "" {
+			dedup = r.DedupKey
+		}
+		records = append(records, []any{string(ws), string(r.ID), string(r.Type), r.Title, r.DescriptionHTML,
+			r.Description, r.SearchText, r.Status, r.Source, string(r.AssigneeID), string(r.ProductID),
+			fromIDs(r.TagIDs), string(contactID), string(companyID), email, r.Reporter, dedup, ms(r.CreatedAt),
+			ms(r.UpdatedAt)})
+		if r.EnqueueInsight {
+			jobs = append(jobs, []any{string(core.NewID()), string(ws), string(r.ID), "queued",
+				int32(core.DefaultJobAttempts), f.now, f.now, f.now})
+		}
+	}
+	if len(records) == 0 {
+		return out, nil
+	}
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"records"}, recordCols, pgx.CopyFromRows(records)); err != nil {
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == codeUniqueViolation && pe.ConstraintName == "records_dedup" {
+			return nil, errDedupRace
+		}
+		return nil, err
+	}
+	if len(jobs) > 0 {
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"insight_jobs"}, newJobCols, pgx.CopyFromRows(jobs)); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
 }
 
-// The statements after the COPY, each with the workspace id as $1. Companies and contacts are deduplicated
-// within the batch (the first row of a domain names a new company; the first non-empty name goes to a new
-// contact) and never overwrite what exists, as in CreateRecord. A contact that lacks nothing the batch could
-// give it is left alone rather than rewritten.
 var (
+	recordCols = []string{"workspace_id", "id", "type", "title", "description_html", "description", "search_text",
+		"status", "source", "assignee_id", "product_id", "tag_ids", "contact_id", "company_id", "customer_email",
+		"reporter", "dedup_key", "created_at", "updated_at"}
+	newJobCols = []string{"id", "workspace_id", "record_id", "state", "max_attempts", "run_at", "created_at", "updated_at"}
+)
+
+// resolve upserts the companies and contacts to send and reads back their ids, with the records that hold
+// the batch's dedup keys when look is set, all in one round trip. It also reads the transaction's start
+// time, the one clock of every replica: the insight jobs are queued at it, as CreateRecord queues them at
+// now().
+func (b *bulk) resolve(ctx context.Context, tx pgx.Tx, ws core.ID, look bool) error {
+	f := &b.found
+	batch := &pgx.Batch{}
+	batch.Queue(`SET LOCAL plan_cache_mode = force_custom_plan`)
+	batch.Queue(`SELECT ` + txNow).QueryRow(func(row pgx.Row) error { return row.Scan(&f.now) })
+	if len(b.companies.ids) > 0 {
+		batch.Queue(bulkCompanies, ws, b.companies.ids, b.companies.names, b.companies.domains)
+		queueIDs(batch, f.companies, `SELECT domain, id FROM companies WHERE workspace_id = $1 AND domain = ANY($2::text[])`,
+			ws, b.companies.domains)
+	}
+	if c := b.contacts; len(c.ids) > 0 {
+		batch.Queue(bulkContacts, ws, c.ids, c.emails, c.keys, c.names, c.domains)
+		batch.Queue(`SELECT email_key, id, name <> '', company_id <> '' FROM contacts WHERE workspace_id = $1 AND email_key = ANY($2::text[])`,
+			ws, c.keys).Query(func(rows pgx.Rows) error {
+			var (
+				key string
+				kc  knownContact
+			)
+			_, err := pgx.ForEachRow(rows, []any{&key, &kc.id, &kc.named, &kc.withCompany}, func() error {
+				f.contacts[key], b.resolved[key] = kc.id, kc
+				return nil
+			})
+			return err
+		})
+	}
+	if look {
+		var keys []string
+		for _, r := range b.rs {
+			if r.DedupKey != "" {
+				keys = append(keys, r.DedupKey)
+			}
+		}
+		queueIDs(batch, f.records, `SELECT dedup_key, id FROM records WHERE workspace_id = $1 AND dedup_key = ANY($2::text[])`,
+			ws, keys)
+	}
+	for _, c := range lastCheckpoints(b.rs) {
+		batch.Queue(`INSERT INTO checkpoints (workspace_id, name, value, updated_at) VALUES ($1, $2, $3, `+txNow+`)
+			ON CONFLICT (workspace_id, name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+			ws, c.Name, c.Value)
+	}
+	return tx.SendBatch(ctx, batch).Close()
+}
+
+// queueIDs queues a query of (key, id) rows whose answer fills into.
+func queueIDs(b *pgx.Batch, into map[string]core.ID, query string, args ...any) {
+	b.Queue(query, args...).Query(func(rows pgx.Rows) error {
+		var (
+			key string
+			id  core.ID
+		)
+		_, err := pgx.ForEachRow(rows, []any{&key, &id}, func() error { into[key] = id; return nil })
+		return err
+	})
+}
+
+// The upserts of resolve, with the workspace id as $1. Neither overwrites what exists, as in CreateRecord:
+// an existing company keeps its name, an existing contact only gains a name or company it lacks, and a
+// contact that lacks nothing the batch could give it is not written at all. Rows go in key order, so that
+// two batches that share companies or contacts lock them in the same order.
+const (
 	bulkCompanies = `INSERT INTO companies (workspace_id, id, name, domain)
-	 SELECT DISTINCT ON (domain) $1, company_id, company_name, domain FROM fb_stage WHERE domain <> ''
-	 ORDER BY domain, ord
+	 SELECT $1, c.id, c.name, c.domain FROM unnest($2::text[], $3::text[], $4::text[]) AS c(id, name, domain)
+	 ORDER BY c.domain
 	 ON CONFLICT (workspace_id, domain) DO NOTHING`
 	bulkContacts = `INSERT INTO contacts (workspace_id, id, email, email_key, name, company_id)
-	 SELECT DISTINCT ON (s.email_key) $1, s.contact_id, s.email, s.email_key, s.contact_name, coalesce(c.id, '')
-	 FROM fb_stage s LEFT JOIN companies c ON c.workspace_id = $1 AND c.domain = s.domain AND s.domain <> ''
-	 WHERE s.email_key <> '' AND NOT EXISTS (
-		SELECT 1 FROM contacts x WHERE x.workspace_id = $1 AND x.email_key = s.email_key
-		AND (x.name <> '' OR s.contact_name = '') AND (x.company_id <> '' OR c.id IS NULL))
-	 ORDER BY s.email_key, s.contact_name = '', s.ord
+	 SELECT $1, c.id, c.email, c.key, c.name, coalesce(co.id, '')
+	 FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS c(id, email, key, name, domain)
+	 LEFT JOIN companies co ON co.workspace_id = $1 AND co.domain = c.domain AND c.domain <> ''
+	 WHERE NOT EXISTS (
+		SELECT 1 FROM contacts x WHERE x.workspace_id = $1 AND x.email_key = c.key
+		AND (x.name <> '' OR c.name = '') AND (x.company_id <> '' OR co.id IS NULL))
+	 ORDER BY c.key
 	 ON CONFLICT (workspace_id, email_key) DO UPDATE
 	 SET name = CASE WHEN contacts.name = '' THEN excluded.name ELSE contacts.name END,
 	     company_id = CASE WHEN contacts.company_id = '' THEN excluded.company_id ELSE contacts.company_id END
 	 WHERE contacts.name = '' AND excluded.name <> '' OR contacts.company_id = '' AND excluded.company_id <> ''`
-	// bulkRecords inserts the records in batch order, queues a job for each one written that wants one, and
-	// returns the ids written.
-	bulkRecords = `WITH ins AS (
-	 INSERT INTO records (workspace_id, id, type, title, description_html, description, search_text, status, source,
-		assignee_id, product_id, tag_ids, contact_id, company_id, customer_email, reporter, dedup_key, created_at, updated_at)
-	 SELECT $1, s.id, s.type, s.title, s.description_html, s.description, s.search_text, s.status, s.source,
-		s.assignee_id, s.product_id, s.tag_ids, coalesce(ct.id, ''), coalesce(co.id, ''), s.email, s.reporter,
-		s.dedup_key, s.created_at, s.updated_at
-	 FROM fb_stage s
-	 LEFT JOIN companies co ON co.workspace_id = $1 AND co.domain = s.domain AND s.domain <> ''
-	 LEFT JOIN contacts ct ON ct.workspace_id = $1 AND ct.email_key = s.email_key AND s.email_key <> ''
-	 ORDER BY s.ord
-	 ON CONFLICT (workspace_id, dedup_key) DO NOTHING
-	 RETURNING id
-	), jobs AS (
-	 INSERT INTO insight_jobs (id, workspace_id, record_id, state, max_attempts, run_at, created_at, updated_at)
-	 SELECT s.job_id, $1, s.id, 'queued', ` + itoa(core.DefaultJobAttempts) + `, ` + txNow + `, ` + txNow + `, ` + txNow + `
-	 FROM ins JOIN fb_stage s ON s.id = ins.id
-	 WHERE s.job_id IS NOT NULL
-	)
-	SELECT id FROM ins`
 )
-
-// stageRows lays the records out for COPY. New companies and contacts get one candidate id per domain and
-// per address, so that every row of the batch that names them agrees.
-func stageRows(rs []core.NewRecord) [][]any {
-	companies, contacts := map[string]string{}, map[string]string{}
-	rows := make([][]any, len(rs))
-	for i, r := range rs {
-		var email, key, name, domain, company, companyID, contactID string
-		if c := r.Contact; c != nil {
-			email, key, name, domain, company = c.Email, c.EmailKey, c.Name, c.Domain, c.CompanyName
-			if domain != "" {
-				if companies[domain] == "" {
-					companies[domain] = string(core.NewID())
-				}
-				companyID = companies[domain]
-			}
-			if contacts[key] == "" {
-				contacts[key] = string(core.NewID())
-			}
-			contactID = contacts[key]
-		}
-		var dedup, job any
-		if r.DedupKey != "" {
-			dedup = r.DedupKey
-		}
-		if r.EnqueueInsight {
-			job = string(core.NewID())
-		}
-		rows[i] = []any{i, string(r.ID), string(r.Type), r.Title, r.DescriptionHTML, r.Description, r.SearchText,
-			r.Status, r.Source, string(r.AssigneeID), string(r.ProductID), fromIDs(r.TagIDs), r.Reporter, dedup,
-			ms(r.CreatedAt), ms(r.UpdatedAt), email, key, name, domain, company, companyID, contactID, job}
-	}
-	return rows
-}
 
 // checkBulkRefs validates every assignee, product and tag id of the batch in one query.
 func checkBulkRefs(ctx context.Context, tx pgx.Tx, ws core.ID, rs []core.NewRecord) error {

@@ -101,3 +101,65 @@ func TestCreateRecordsBulk(t *testing.T) {
 		}
 	})
 }
+
+// TestCreateRecordsBulkAcrossBatches follows one customer and one dedup key through successive batches of
+// one store, which remembers the contacts and companies it resolved: a name given later still reaches the
+// contact, a stored key met by a batch that did not look it up first still comes back as that record's
+// duplicate, and the failed first try leaves nothing behind.
+func TestCreateRecordsBulkAcrossBatches(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := pgtest.Open(t)
+	ws := workspace(t, st, 0)
+	mk := func(title, dedup, name string) core.NewRecord {
+		nr := newRecord(title)
+		nr.DedupKey, nr.EnqueueInsight = dedup, true
+		nr.Contact = &core.ContactRef{Email: "Bob@Beta.io", EmailKey: "bob@beta.io", Name: name, Domain: "beta.io", CompanyName: "Beta"}
+		return nr
+	}
+	write := func(rs ...core.NewRecord) []core.BulkResult {
+		t.Helper()
+		res, err := st.CreateRecords(ctx, ws.ID, rs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	first := mk("one", "k1", "")
+	write(first)
+	write(mk("two", "k2", "Bob"))
+	write(mk("three", "k3", "Robert"))
+	again, fresh := mk("one again", "k1", ""), mk("four", "k4", "")
+	res := write(again, fresh)
+	if want := []core.BulkResult{{ID: first.ID}, {ID: fresh.ID, Created: true}}; fmt.Sprint(res) != fmt.Sprint(want) {
+		t.Errorf("a batch meeting a stored key: %v, want %v", res, want)
+	}
+	if res := write(mk("five", "k5", "")); !res[0].Created {
+		t.Errorf("the next batch: %v, want created", res)
+	}
+
+	var contacts, companies int
+	var name string
+	if err := st.Pool().QueryRow(ctx, `SELECT count(*), min(name), (SELECT count(*) FROM companies WHERE workspace_id = $1)
+		FROM contacts WHERE workspace_id = $1`, ws.ID).Scan(&contacts, &name, &companies); err != nil {
+		t.Fatal(err)
+	}
+	if contacts != 1 || companies != 1 || name != "Bob" {
+		t.Errorf("%d contacts named %q, %d companies; want one Bob of one company", contacts, name, companies)
+	}
+	recs, err := st.Records(ctx, ws.ID, core.ListQuery{Type: core.RecordFeedback, Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 5 {
+		t.Fatalf("%d records, want 5", len(recs))
+	}
+	for _, r := range recs {
+		if r.ContactID != recs[0].ContactID || r.CompanyID != recs[0].CompanyID || r.ContactID == "" || r.Customer != "Beta" {
+			t.Errorf("record %q filed under contact %q company %q (%q)", r.Title, r.ContactID, r.CompanyID, r.Customer)
+		}
+	}
+	if n, _ := st.InsightQueueDepth(ctx); n != 5 {
+		t.Errorf("queue depth %d, want one job per created record (5)", n)
+	}
+}

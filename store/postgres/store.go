@@ -20,7 +20,8 @@ import (
 
 // Store is the PostgreSQL implementation of core.Store. It is safe for concurrent use.
 type Store struct {
-	pool *pgxpool.Pool
+	pool  *pgxpool.Pool
+	known *known // what bulk writes resolved, for the next ones
 }
 
 var _ core.Store = (*Store)(nil)
@@ -47,7 +48,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	if err != nil {
 		return nil, fail("open", err)
 	}
-	s := &Store{pool: pool}
+	s := &Store{pool: pool, known: newKnown()}
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err
