@@ -233,8 +233,9 @@ func (e *entry) options(errorsFile string) Options {
 	}
 }
 
-// closeInterrupted marks as failed the runs of this entry that a stopped process left "running". It runs
-// under the entry's lease, so no other replica is importing for the entry.
+// closeInterrupted marks as failed the runs of this entry that a stopped process left "running", without
+// waiting for their leases to run out: it runs under the entry's lease, so no other replica is importing
+// for the entry. Then it closes the workspace's other abandoned runs (`feedbridge import csv` killed, say).
 func (e *entry) closeInterrupted(ctx context.Context) {
 	runs, err := e.env.Service.ImportRuns(ctx, e.spec.ws)
 	if err != nil {
@@ -245,11 +246,12 @@ func (e *entry) closeInterrupted(ctx context.Context) {
 		if r.Connector != e.spec.Name || r.Status != core.ImportRunning {
 			continue
 		}
-		r.Status, r.Error = core.ImportFailed, "interrupted: the process stopped during the import"
+		r.Status, r.Error = core.ImportFailed, interruptedError
 		if err := e.env.Service.FinishImport(ctx, r); err != nil {
 			e.log.WithError(err).Warn("csv: close interrupted run")
 		}
 	}
+	closeAbandoned(ctx, e.env.Service, e.spec.ws, e.log)
 }
 
 func (e *entry) report(ctx context.Context, state string) {

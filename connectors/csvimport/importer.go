@@ -67,21 +67,19 @@ func ImportFile(ctx context.Context, svc *core.Service, ws core.ID, path string,
 	return Import(ctx, svc, ws, f, path, opts)
 }
 
-// failedRun records a run that could not even open its input.
+// failedRun records a run that could not even open its input, in one write.
 func failedRun(ctx context.Context, svc *core.Service, ws core.ID, name string, opts Options, cause error) (core.ImportRun, error) {
 	run := core.ImportRun{Workspace: ws, Connector: opts.Connector, File: name, Status: core.ImportFailed, Error: cause.Error()}
-	if !opts.DryRun {
-		started, err := svc.StartImport(ctx, ws, opts.Connector, name)
-		if err != nil {
-			return run, errors.Join(cause, err)
-		}
-		started.Status, started.Error = core.ImportFailed, cause.Error()
-		if err := svc.FinishImport(ctx, started); err != nil {
-			return started, errors.Join(cause, err)
-		}
-		run = started
+	if opts.DryRun {
+		return run, cause
 	}
-	return run, cause
+	stored := run
+	stored.ID, stored.StartedAt = core.NewID(), svc.Now()
+	stored.FinishedAt = stored.StartedAt
+	if err := svc.FinishImport(ctx, stored); err != nil {
+		return run, errors.Join(cause, err)
+	}
+	return stored, cause
 }
 
 // Import reads CSV from r and writes its rows as records; name is the run's file label. Bad rows go to
@@ -104,11 +102,13 @@ func Import(ctx context.Context, svc *core.Service, ws core.ID, r io.Reader, nam
 	im := &importer{svc: svc, ws: ws, opts: opts, now: svc.Now}
 	im.run = core.ImportRun{Workspace: ws, Connector: opts.Connector, File: name, Status: core.ImportRunning, StartedAt: svc.Now()}
 	if !opts.DryRun {
-		run, err := svc.StartImport(ctx, ws, opts.Connector, name)
+		closeAbandoned(ctx, svc, ws, opts.Log)
+		run, lease, err := startRun(ctx, svc, ws, opts.Connector, name)
 		if err != nil {
 			return im.run, fmt.Errorf("start import run: %w", err)
 		}
 		im.run = run
+		defer lease.release()
 	}
 	err := im.importAll(ctx, r)
 	return im.finish(ctx, err)

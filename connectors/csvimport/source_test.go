@@ -161,23 +161,31 @@ func TestLocalSourceUnreadableFile(t *testing.T) {
 	}
 }
 
-// Runs that a killed process left "running" are closed when the entry starts.
+// Runs that a killed process left "running" are closed when the entry starts: the entry's own at once, any
+// other once nobody renews its lease (a run stored without one stands for a process gone for longer than
+// the lease), while a run whose process is alive is left alone.
 func TestEntryClosesInterruptedRuns(t *testing.T) {
 	e := newTestEnv(t)
 	ctx := context.Background()
 	mine, _ := e.svc.StartImport(ctx, e.ws, "crm", "/in/a.csv")
-	other, _ := e.svc.StartImport(ctx, e.ws, "other", "/in/b.csv")
+	abandoned, _ := e.svc.StartImport(ctx, e.ws, ConnectorCLI, "/tmp/killed.csv")
+	live, lease, err := startRun(ctx, e.svc, e.ws, "other", "/in/b.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lease.release()
 	en := e.entry(t, nil)
 	en.wait = func(context.Context, time.Duration) error { return context.Canceled } // stop before the first tick
 	if err := en.loop(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got, _ := e.svc.ImportRun(ctx, e.ws, mine.ID)
-	if got.Status != core.ImportFailed || !strings.HasPrefix(got.Error, "interrupted") {
-		t.Errorf("own interrupted run %+v", got)
+	for _, id := range []core.ID{mine.ID, abandoned.ID} {
+		if got, _ := e.svc.ImportRun(ctx, e.ws, id); got.Status != core.ImportFailed || got.Error != interruptedError || got.FinishedAt.IsZero() {
+			t.Errorf("interrupted run %+v", got)
+		}
 	}
-	if got, _ := e.svc.ImportRun(ctx, e.ws, other.ID); got.Status != core.ImportRunning {
-		t.Errorf("another entry's run was touched: %+v", got)
+	if got, _ := e.svc.ImportRun(ctx, e.ws, live.ID); got.Status != core.ImportRunning {
+		t.Errorf("a live run of another entry was closed: %+v", got)
 	}
 }
 
