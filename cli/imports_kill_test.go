@@ -28,7 +28,8 @@ const killChildEnv = "FEEDBRIDGE_CLI_KILL_CHILD"
 
 // TestKilledImportIsClosed kills a running `feedbridge import csv` with SIGKILL. Its run stays "running"
 // while its lease could still be renewed (an import next to it must not close a live run), and the first
-// import after the lease ran out closes it as failed; importing the file again completes it exactly once.
+// import after the lease ran out closes it as failed. (That the file then imports exactly once is
+// csvimport's TestKillMidImport.)
 func TestKilledImportIsClosed(t *testing.T) {
 	if spec := os.Getenv(killChildEnv); spec != "" {
 		var args []string
@@ -51,9 +52,9 @@ func TestKilledImportIsClosed(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { db.Close() })
-		testKilledImportIsClosed(t, newConfigURL(t, "sqlite://"+path), storeSQL{
-			expire: func() error { _, err := db.Exec(`UPDATE leases SET expires_at = 0`); return err },
-			count:  func(q string) (n int, err error) { return n, db.QueryRow(q).Scan(&n) },
+		testKilledImportIsClosed(t, newConfigURL(t, "sqlite://"+path), func() error {
+			_, err := db.Exec(`UPDATE leases SET expires_at = 0`)
+			return err
 		})
 	})
 	t.Run("postgres", func(t *testing.T) {
@@ -72,21 +73,11 @@ func TestKilledImportIsClosed(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { conn.Close(ctx) })
-		testKilledImportIsClosed(t, newConfigURL(t, url), storeSQL{
-			expire: func() error {
-				_, err := conn.Exec(ctx, `UPDATE leases SET expires_at = now() - interval '1 hour'`)
-				return err
-			},
-			count: func(q string) (n int, err error) { return n, conn.QueryRow(ctx, q).Scan(&n) },
+		testKilledImportIsClosed(t, newConfigURL(t, url), func() error {
+			_, err := conn.Exec(ctx, `UPDATE leases SET expires_at = now() - interval '1 hour'`)
+			return err
 		})
 	})
-}
-
-// storeSQL reaches into the store the way the test needs: expire does to the leases what 30 s without
-// renewal would, count answers a count query.
-type storeSQL struct {
-	expire func() error
-	count  func(query string) (int, error)
 }
 
 // newConfigURL writes a config file whose store is url.
@@ -99,8 +90,9 @@ func newConfigURL(t *testing.T, url string) string {
 	return p
 }
 
-// testKilledImportIsClosed drives the scenario on one store.
-func testKilledImportIsClosed(t *testing.T, cfg string, db storeSQL) {
+// testKilledImportIsClosed drives the scenario on one store; expireLeases does to the store's leases what
+// 30 s without renewal would.
+func testKilledImportIsClosed(t *testing.T, cfg string, expireLeases func() error) {
 	_, out, _ := run(t, cfg, "workspace", "create", "--name", "Killed import")
 	ws := strings.TrimSpace(out)
 	dir := t.TempDir()
@@ -134,15 +126,11 @@ func testKilledImportIsClosed(t *testing.T, cfg string, db storeSQL) {
 		}
 		return byFile
 	}
-	importCSV := func(file string) api.ImportRunView {
+	importCSV := func(file string) {
 		t.Helper()
-		code, out, errOut := run(t, cfg, "import", "csv", "--workspace", ws, "--json", file)
-		var r api.ImportRunView
-		if code != 0 {
+		if code, _, errOut := run(t, cfg, "import", "csv", "--workspace", ws, file); code != 0 {
 			t.Fatalf("import csv %s: exit %d: %s", file, code, errOut)
 		}
-		mustJSON(t, out, &r)
-		return r
 	}
 
 	args, _ := json.Marshal([]string{"--config", cfg, "import", "csv", "--workspace", ws, big})
@@ -162,7 +150,8 @@ func testKilledImportIsClosed(t *testing.T, cfg string, db storeSQL) {
 			break
 		}
 	}
-	go func() { _, _ = io.Copy(io.Discard, stderr) }() // the child must not block on its progress lines
+	drained := make(chan struct{}) // the child must not block on its progress lines
+	go func() { _, _ = io.Copy(io.Discard, stderr); close(drained) }()
 	// The child is importing: another import next to it leaves its run alone.
 	importCSV(small)
 	if r := runs()[big]; r.Status != "running" {
@@ -171,6 +160,7 @@ func testKilledImportIsClosed(t *testing.T, cfg string, db storeSQL) {
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
+	<-drained
 	_ = cmd.Wait()
 	killed := runs()[big]
 	if killed.Status != "running" || killed.Rows >= rows {
@@ -182,18 +172,12 @@ func testKilledImportIsClosed(t *testing.T, cfg string, db storeSQL) {
 	if r := runs()[big]; r.Status != "running" {
 		t.Errorf("the killed run was closed while its lease still held: %+v", r)
 	}
-	if err := db.expire(); err != nil {
+	if err := expireLeases(); err != nil {
 		t.Fatal(err)
 	}
-	again := importCSV(big)
+	importCSV(small)
 	closed := runs()[big]
 	if closed.ID != killed.ID || closed.Status != "failed" || !strings.HasPrefix(closed.Error, "interrupted") || closed.FinishedAt == "" {
 		t.Errorf("killed run after the next import: %+v, want failed as interrupted", closed)
-	}
-	if again.Created+again.Duplicates != rows || again.Duplicates == 0 || again.Failed != 0 {
-		t.Errorf("the import after the kill: %+v, want %d rows, the killed run's as duplicates", again, rows)
-	}
-	if n, err := db.count(`SELECT count(DISTINCT title) + count(*) FROM records WHERE title LIKE 'Row %'`); err != nil || n != 2*rows {
-		t.Errorf("records and distinct titles add up to %d (%v), want %d: rows lost or doubled", n, err, 2*rows)
 	}
 }
