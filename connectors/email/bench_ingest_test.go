@@ -55,6 +55,14 @@ func BenchmarkIngest(b *testing.B) {
 		b.Cleanup(func() { tg.remove(b, tg.box("Feedback"), tg.box("Processed"), tg.box("Failed")) })
 		appendMany(b, tg, tg.box("Feedback"), msgs)
 
+		// The first reader of freshly delivered mail pays the server's one-time work (Dovecot moves new/ to
+		// cur/ and fills its index cache); a first, untimed raw fetch takes that, so both timed arms read the
+		// mailbox in the same state.
+		coldStart := time.Now()
+		if got := rawFetch(b, tg, tg.box("Feedback")); got != n {
+			b.Fatalf("raw fetch read %d messages, want %d", got, n)
+		}
+		cold := time.Since(coldStart)
 		rawStart := time.Now()
 		if got := rawFetch(b, tg, tg.box("Feedback")); got != n {
 			b.Fatalf("raw fetch read %d messages, want %d", got, n)
@@ -83,9 +91,9 @@ func BenchmarkIngest(b *testing.B) {
 		b.ReportMetric(rawRate, "raw-fetch-msgs/s")
 		b.ReportMetric(ingestRate/rawRate, "ratio")
 		b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MB")
-		b.Logf("%s: %d messages; raw fetch %v (%.0f/s), ingest %v (%.0f/s), ratio %.2f, peak heap %.1f MB",
-			tg.name, n, raw.Round(time.Millisecond), rawRate, ingest.Round(time.Millisecond), ingestRate,
-			ingestRate/rawRate, float64(peak.Load())/(1<<20))
+		b.Logf("%s: %d messages; raw fetch %v (%.0f/s; the first, untimed, %v), ingest %v (%.0f/s), ratio %.2f, peak heap %.1f MB",
+			tg.name, n, raw.Round(time.Millisecond), rawRate, cold.Round(time.Millisecond), ingest.Round(time.Millisecond),
+			ingestRate, ingestRate/rawRate, float64(peak.Load())/(1<<20))
 		b.StartTimer()
 	}
 }
