@@ -15,10 +15,11 @@ import (
 // importer carries one run: it streams rows into batches and keeps the run's counters, which always add
 // up (rows = created + duplicates + failed).
 //
-// On a store that takes parallel bulk writes, reading and writing overlap: the next batch is read while
-// earlier ones are written, each in its own transaction. Only the store call leaves the importing goroutine,
-// and batches are counted in input order, so the counters, the errors file and the progress calls come out
-// as if the batches had been written one after the other.
+// Reading and writing overlap: the next batch is read while the store writes the last one, and a store that
+// takes parallel bulk writes (PostgreSQL) gets the next one before the last has committed, each in its own
+// transaction. Only the store call leaves the importing goroutine, and batches are counted in input order,
+// so the counters, the errors file and the progress calls come out as if the batches had been written one
+// after the other.
 type importer struct {
 	svc      *core.Service
 	ws       core.ID
@@ -35,7 +36,7 @@ type importer struct {
 
 // parallelStore is a store that writes several bulk batches at once to advantage: PostgreSQL runs each on
 // its own connection, so one batch's statements execute while another commits. SQLite has one writer, and
-// its batches go one at a time.
+// its batches go one at a time (two at once measured slower: 10,652 vs 13,134 rows/s).
 type parallelStore interface{ BulkWriters() int }
 
 // writers is how many batches the run may have in flight.
