@@ -28,7 +28,12 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "feedbridge")
-	build := exec.Command("go", "build", "-o", binary, "../cmd/feedbridge")
+	args := []string{"build", "-o", binary}
+	if raceBuild {
+		// go test -race: the daemon's own data races are caught too (reported on its stderr, see raceReports).
+		args = append(args, "-race")
+	}
+	build := exec.Command("go", append(args, "../cmd/feedbridge")...)
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: build feedbridge:", err)
@@ -75,6 +80,9 @@ func (e *env) cliCode(args ...string) (string, int, string) {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
+	if r := raceReports(errb.String()); r != "" {
+		e.t.Errorf("feedbridge %v: data race:\n%s", args, r)
+	}
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
@@ -98,6 +106,8 @@ type daemon struct {
 	stdout *syncBuffer
 	mu     sync.Mutex
 	logs   []map[string]any
+	stderr strings.Builder // raw, for the race detector's reports
+	read   chan struct{}   // closed when stderr is read to its end
 	exited chan struct{}
 }
 
@@ -105,7 +115,7 @@ type daemon struct {
 func (e *env) start(args ...string) *daemon {
 	e.t.Helper()
 	cmd := exec.Command(binary, append([]string{"--config", e.config, "serve"}, args...)...)
-	d := &daemon{cmd: cmd, stdout: &syncBuffer{}, exited: make(chan struct{})}
+	d := &daemon{cmd: cmd, stdout: &syncBuffer{}, read: make(chan struct{}), exited: make(chan struct{})}
 	cmd.Stdout = d.stdout
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -117,7 +127,18 @@ func (e *env) start(args ...string) *daemon {
 	ready := make(chan string, 1)
 	go d.readLogs(stderr, ready)
 	go func() { cmd.Wait(); close(d.exited) }()
-	e.t.Cleanup(func() { d.kill() })
+	e.t.Cleanup(func() {
+		d.kill()
+		select {
+		case <-d.read:
+		case <-time.After(5 * time.Second):
+		}
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if r := raceReports(d.stderr.String()); r != "" {
+			e.t.Errorf("data race in the daemon:\n%s", r)
+		}
+	})
 	select {
 	case d.addr = <-ready:
 	case <-d.exited:
@@ -129,6 +150,7 @@ func (e *env) start(args ...string) *daemon {
 }
 
 func (d *daemon) readLogs(r io.Reader, ready chan<- string) {
+	defer close(d.read)
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
@@ -138,6 +160,9 @@ func (d *daemon) readLogs(r io.Reader, ready chan<- string) {
 		}
 		d.mu.Lock()
 		d.logs = append(d.logs, m)
+		if raceBuild {
+			d.stderr.WriteString(sc.Text() + "\n")
+		}
 		d.mu.Unlock()
 		if m["msg"] == "feedbridge serving" {
 			if a, ok := m["addr"].(string); ok {
@@ -146,6 +171,28 @@ func (d *daemon) readLogs(r io.Reader, ready chan<- string) {
 				default:
 				}
 			}
+		}
+	}
+}
+
+// raceReports returns the race detector's reports in a process's stderr, each from its WARNING line to its
+// closing line of equals signs, or "" when there are none.
+func raceReports(stderr string) string {
+	var out []string
+	for {
+		i := strings.Index(stderr, "WARNING: DATA RACE")
+		if i < 0 {
+			return strings.Join(out, "\n")
+		}
+		stderr = stderr[i:]
+		end := strings.Index(stderr, "\n==================")
+		if end < 0 {
+			end = len(stderr)
+		}
+		out = append(out, stderr[:end])
+		stderr = stderr[end:]
+		if len(out) == 5 {
+			return strings.Join(out, "\n") + "\n(more reports left out)"
 		}
 	}
 }

@@ -21,7 +21,8 @@ import (
 )
 
 // crashTrials is how many kill -9 trials a crash test runs: def in a normal run, FEEDBRIDGE_CRASH_TRIALS
-// in the long mode (e.g. 100).
+// in the long mode (e.g. 100). Under the race detector the default is a quarter of def: that run looks for
+// data races in the daemon, the normal run counts the trials.
 func crashTrials(t *testing.T, def int) int {
 	t.Helper()
 	if s := os.Getenv("FEEDBRIDGE_CRASH_TRIALS"); s != "" {
@@ -31,8 +32,15 @@ func crashTrials(t *testing.T, def int) int {
 		}
 		return n
 	}
+	if raceBuild {
+		return max(def/4, 1)
+	}
 	return def
 }
+
+// raceSlowdown stretches the time limits of eventually when the daemon runs under the race detector, which
+// makes it several times slower (SQLite most of all: its engine is Go code, instrumented like the rest).
+const raceSlowdown = 3
 
 // eachStore runs fn on a SQLite file and, when FEEDBRIDGE_TEST_POSTGRES_URL is set, on a fresh PostgreSQL
 // schema, both at once: most of a trial is waiting on the daemon. storeURL is "" for SQLite (newEnv then
@@ -214,6 +222,9 @@ func (d *daemon) logged(msg string, kv ...string) int {
 // eventually polls cond until it holds or within passes.
 func eventually(t *testing.T, within time.Duration, what string, cond func() bool) {
 	t.Helper()
+	if raceBuild {
+		within *= raceSlowdown
+	}
 	deadline := time.Now().Add(within)
 	for !cond() {
 		if time.Now().After(deadline) {
