@@ -59,6 +59,10 @@ install_postgres() {
 
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
+# claimed_ports lists the ports of the other throwaway clusters on this machine, running or not: a fault
+# test stops its cluster and starts it again on the same port, which must still be free then.
+claimed_ports() { cat /tmp/fb-pg.*/data/postmaster.opts 2>/dev/null | tr -d '"' | grep -o -- '-p [0-9]*' | awk '{print $2}' || true; }
+
 start_throwaway() {
 	local bin dir port
 	bin=$(pg_bin) || { install_postgres && bin=$(pg_bin); } || { log "no initdb/pg_ctl found after installing"; return 1; }
@@ -68,7 +72,13 @@ start_throwaway() {
 	log "initdb in $dir/data ($bin)"
 	as_postgres "$bin/initdb" -D "$dir/data" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 --no-sync >"$dir/initdb.log" 2>&1 ||
 		{ log "initdb failed:"; cat "$dir/initdb.log" >&2; return 1; }
-	for port in $(seq 55432 55531); do
+	# From a random point of the range, so that clusters started at the same time rarely try the same port.
+	local claimed first i
+	claimed=" $(claimed_ports | tr '\n' ' ') "
+	first=$((RANDOM % 100))
+	for i in $(seq 0 99); do
+		port=$((55432 + (first + i) % 100))
+		[[ $claimed == *" $port "* ]] && continue
 		port_free "$port" || continue
 		# Throwaway settings: durability is not needed, speed and enough connections for parallel tests are.
 		if as_postgres "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
@@ -93,7 +103,10 @@ stop_throwaway() {
 	[ -n "$dir" ] && [ -d "$dir/data" ] || { log "FEEDBRIDGE_TEST_POSTGRES_DIR does not name a throwaway cluster"; return 1; }
 	local bin
 	bin=$(pg_bin) || { log "no pg_ctl found"; return 1; }
-	as_postgres "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >&2
+	# A cluster a test left stopped (a failed restart) is removed all the same.
+	if as_postgres "$bin/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
+		as_postgres "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >&2
+	fi
 	rm -rf "$dir"
 	log "stopped and removed $dir"
 }
