@@ -17,7 +17,8 @@ import (
 )
 
 // faultServer answers each request as its current mode says: ok, 500, 429, hang (nothing until the test
-// moves on, then the connection is dropped), or cut (headers and part of the body, then nothing).
+// moves on, then the connection is dropped), cut (headers and part of the body, then nothing), or hold
+// (nothing until the test moves on, then the ok answer).
 type faultServer struct {
 	mode    atomic.Value // string
 	release chan struct{}
@@ -33,11 +34,11 @@ func newFaultServer(ok func(w http.ResponseWriter, r *http.Request), partial fun
 	return f
 }
 
-// set switches the mode; leaving hang or cut drops the connections held so far.
+// set switches the mode; leaving hang or cut drops the connections held so far, leaving hold answers them.
 func (f *faultServer) set(mode string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if old := f.mode.Load().(string); old == "hang" || old == "cut" {
+	if old := f.mode.Load().(string); old == "hang" || old == "cut" || old == "hold" {
 		close(f.release)
 		f.release = make(chan struct{})
 	}
@@ -79,6 +80,12 @@ func (f *faultServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		panic(http.ErrAbortHandler)
+	case "hold":
+		select {
+		case <-release:
+			f.ok(w, r)
+		case <-r.Context().Done():
+		}
 	default:
 		f.ok(w, r)
 	}

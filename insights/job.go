@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	mrand "math/rand/v2"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -11,9 +12,17 @@ import (
 	"github.com/feedbridge/feedbridge/core"
 )
 
-// storeTimeout bounds the store calls that record a job's outcome; they run detached from the pool's
+// storeTimeout bounds each store call that records a job's outcome; they run detached from the pool's
 // context so that a result reached during shutdown is still written.
 const storeTimeout = 10 * time.Second
+
+// An outcome that cannot be written because the store is unavailable (down, busy) is written again after
+// a wait that starts at firstRewrite and doubles up to maxRewrite, so the job is done within about
+// maxRewrite of the store's return rather than when its claim runs out.
+const (
+	firstRewrite = 100 * time.Millisecond
+	maxRewrite   = 2 * time.Second
+)
 
 // maxErrorText bounds the error kept with a failed job.
 const maxErrorText = 1000
@@ -24,23 +33,29 @@ func (p *Pool) process(ctx context.Context, job core.InsightJob) {
 	start := p.cfg.Now()
 	log := p.log.WithFields(logrus.Fields{"job": job.ID, "workspace": job.Workspace, "record": job.RecordID,
 		"attempt": job.Attempts})
-	// Finish well inside the lease: once it runs out another worker may claim the job.
+	// The claim was made just before; once its lease runs out another worker may claim the job, so the
+	// extraction finishes well inside it and rewriting the outcome stops at its end.
+	leaseEnd := time.Now().Add(p.cfg.Lease)
 	jctx, cancel := context.WithTimeout(ctx, p.cfg.Lease*4/5)
 	defer cancel()
 	ins, err := p.extract(jctx, job)
-	bg, cancelBG := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
-	defer cancelBG()
+	w := outcome{ctx: ctx, log: log, until: leaseEnd}
 	switch {
 	case err != nil && ctx.Err() != nil:
-		if rerr := p.store.ReleaseInsightJob(bg, job, p.cfg.Holder); rerr != nil {
+		if rerr := w.write("release job at shutdown", func(c context.Context) error {
+			return p.store.ReleaseInsightJob(c, job, p.cfg.Holder)
+		}); rerr != nil {
 			log.WithError(rerr).Warn("insights: release job at shutdown (its lease will expire)")
 		}
 	case err != nil:
-		p.fail(bg, log, job, err)
+		p.fail(w, job, err)
 	default:
-		if cerr := p.store.CompleteInsightJob(bg, job, p.cfg.Holder, ins); cerr != nil {
-			// Most likely the lease ran out and another worker holds the job now; it will store its own result.
-			log.WithError(cerr).Warn("insights: complete job")
+		if cerr := w.write("complete job", func(c context.Context) error {
+			return p.store.CompleteInsightJob(c, job, p.cfg.Holder, ins)
+		}); cerr != nil {
+			// The store stayed unavailable until the lease ran out or the pool stopped, or the lease ran out and
+			// another worker holds the job now; either way the job runs again.
+			log.WithError(cerr).Warn("insights: complete job (the lease will expire and the job rerun)")
 			p.metrics.failures.WithLabelValues(p.ex.Name(), "false").Inc()
 			return
 		}
@@ -87,7 +102,8 @@ func (p *Pool) extract(ctx context.Context, job core.InsightJob) ([]core.Insight
 }
 
 // fail records a failed attempt: requeued after a backoff, or kept as failed when it was the last one.
-func (p *Pool) fail(ctx context.Context, log *logrus.Entry, job core.InsightJob, err error) {
+func (p *Pool) fail(w outcome, job core.InsightJob, err error) {
+	log := w.log
 	// The store queues every job with the default attempt count; the configured one decides.
 	maxAttempts := p.cfg.MaxAttempts
 	if maxAttempts <= 0 {
@@ -105,7 +121,9 @@ func (p *Pool) fail(ctx context.Context, log *logrus.Entry, job core.InsightJob,
 		msg = truncate(msg, maxErrorText)
 	}
 	p.metrics.failures.WithLabelValues(p.ex.Name(), fmt.Sprint(final)).Inc()
-	if ferr := p.store.FailInsightJob(ctx, job, p.cfg.Holder, msg, retryAt, final); ferr != nil {
+	if ferr := w.write("record failed attempt", func(c context.Context) error {
+		return p.store.FailInsightJob(c, job, p.cfg.Holder, msg, retryAt, final)
+	}); ferr != nil {
 		log.WithError(ferr).Warn("insights: record failed attempt (the lease will expire and the job rerun)")
 		return
 	}
@@ -114,4 +132,47 @@ func (p *Pool) fail(ctx context.Context, log *logrus.Entry, job core.InsightJob,
 		return
 	}
 	log.WithError(err).WithField("retry_at", retryAt.UTC().Format(time.RFC3339)).Warn("insights: job failed, will retry")
+}
+
+// outcome writes a job's outcome: each attempt detached from the pool's context and bounded by
+// storeTimeout, again while the store is unavailable, until the pool stops (ctx) or the lease ends (until).
+type outcome struct {
+	ctx   context.Context
+	log   *logrus.Entry
+	until time.Time
+}
+
+func (w outcome) write(what string, call func(context.Context) error) error {
+	wait := firstRewrite
+	for attempt := 1; ; attempt++ {
+		c, cancel := context.WithTimeout(context.WithoutCancel(w.ctx), storeTimeout)
+		err := call(c)
+		cancel()
+		if err == nil {
+			if attempt > 1 {
+				w.log.WithField("attempts", attempt).Info("insights: " + what + ": written once the store was back")
+			}
+			return nil
+		}
+		// A conflict (the claim was lost) or any other refusal is final; only an unavailable or slow store
+		// is worth another try.
+		if !errors.Is(err, core.ErrUnavailable) && !errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+		d := time.Duration(float64(wait) * (0.8 + 0.4*mrand.Float64()))
+		if w.ctx.Err() != nil || time.Now().Add(d).After(w.until) {
+			return err
+		}
+		if attempt == 1 {
+			w.log.WithError(err).Warn("insights: " + what + ": store unavailable, writing again until it is back")
+		}
+		t := time.NewTimer(d)
+		select {
+		case <-w.ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+		wait = min(wait*2, maxRewrite)
+	}
 }
