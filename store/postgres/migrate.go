@@ -4,15 +4,13 @@ import (
 	"context"
 	"embed"
 	"fmt"
-	"io/fs"
-	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/feedbridge/feedbridge/store/migration"
 )
 
-// Migrations are append-only: a released file never changes, a schema change is a new, higher number.
+// The schema's migrations (see package migration).
 //
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
@@ -21,48 +19,11 @@ var migrationFiles embed.FS
 // that replicas starting together apply each migration once.
 const migrationLock int64 = 0x66626d6967726174
 
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-// migrations reads the embedded files, named NNNN_description.sql, in version order.
-func migrations() ([]migration, error) {
-	entries, err := fs.ReadDir(migrationFiles, "migrations")
-	if err != nil {
-		return nil, err
-	}
-	var out []migration
-	for _, e := range entries {
-		num, _, ok := strings.Cut(e.Name(), "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || v <= 0 {
-			return nil, fmt.Errorf("migration %s: name must start with a positive number and '_'", e.Name())
-		}
-		b, err := migrationFiles.ReadFile("migrations/" + e.Name())
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, migration{version: v, name: e.Name(), sql: string(b)})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
-	for i, m := range out {
-		if m.version != i+1 {
-			return nil, fmt.Errorf("migration %s: expected version %d (no gaps, no repeats)", m.name, i+1)
-		}
-	}
-	return out, nil
-}
+// migrations are the embedded files in version order.
+func migrations() ([]migration.Migration, error) { return migration.Load(migrationFiles, "migrations") }
 
 // latestVersion is the schema version this binary needs.
-func latestVersion() int {
-	ms, err := migrations()
-	if err != nil || len(ms) == 0 {
-		return -1
-	}
-	return ms[len(ms)-1].version
-}
+func latestVersion() int { return migration.Latest(migrations()) }
 
 // migrate applies every pending migration, each in its own transaction, while holding the session-level
 // migration lock on one connection. A replica that waits for the lock then finds the versions applied.
@@ -88,17 +49,17 @@ func (s *Store) migrate(ctx context.Context) error {
 	for _, m := range ms {
 		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 			var done bool
-			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)`, m.version).Scan(&done); err != nil || done {
+			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)`, m.Version).Scan(&done); err != nil || done {
 				return err
 			}
-			if _, err := tx.Exec(ctx, m.sql); err != nil {
+			if _, err := tx.Exec(ctx, m.SQL); err != nil {
 				return err
 			}
-			_, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.version, m.name)
+			_, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.Version, m.Name)
 			return err
 		})
 		if err != nil {
-			return fail("migrate "+m.name, err)
+			return fail("migrate "+m.Name, err)
 		}
 	}
 	return nil

@@ -33,8 +33,8 @@ func TestWorkspaceSeqMigrationKeepsRecordsFindable(t *testing.T) {
 	}
 	exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`)
 	for _, m := range migs[:4] {
-		exec(m.sql)
-		exec(`INSERT INTO schema_migrations VALUES (?, ?, 0)`, m.version, m.name)
+		exec(m.SQL)
+		exec(`INSERT INTO schema_migrations VALUES (?, ?, 0)`, m.Version, m.Name)
 	}
 	a, b := core.NewID(), core.NewID()
 	exec(`INSERT INTO workspaces(id, name, plan, created_at) VALUES (?, 'A', 'pro', 0), (?, 'B', 'pro', 0)`, a, b)
