@@ -1,12 +1,16 @@
 package email
 
 import (
+	"bufio"
 	"bytes"
+	"fmt"
+	"net"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/emersion/go-imap/v2"
+	"github.com/emersion/go-imap/v2/imapclient"
 )
 
 // TestUIDValidityChange: a mailbox that is recreated (new UIDVALIDITY, UIDs starting over) is read again
@@ -122,5 +126,52 @@ func TestOneReplicaPolls(t *testing.T) {
 	b := fx.counter(t, "feedbridge_email_messages_fetched_total")
 	if a+b != 5 || (a != 0 && b != 0) {
 		t.Errorf("replicas fetched %v and %v messages, want 5 by one of them", a, b)
+	}
+}
+
+// TestFetchConnectionLostMidMessage: the connection drops in the middle of a message's literal (as at
+// shutdown, when the session's connection is closed under a FETCH). The fetch fails, and nothing reads the
+// rest of the literal from go-imap's buffer while its reader goroutine decodes the next response: under
+// -race, discarding it there was a data race (found by the e2e race step at SIGTERM).
+func TestFetchConnectionLostMidMessage(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() { // a server that announces a 100,000-byte message and hangs up after 5,000 bytes of it
+		conn, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		fmt.Fprint(conn, "* OK [CAPABILITY IMAP4rev1] ready\r\n")
+		if _, err := bufio.NewReader(conn).ReadString('\n'); err != nil { // the UID FETCH
+			return
+		}
+		fmt.Fprint(conn, "* 1 FETCH (UID 7 BODY[] {100000}\r\n")
+		conn.Write(bytes.Repeat([]byte("x"), 5000))
+	}()
+	c, err := imapclient.DialInsecure(ln.Addr().String(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.WaitGreeting(); err != nil {
+		t.Fatal(err)
+	}
+	e := &entry{parser: NewParser(nil), m: newMetrics(nil).forMailbox("support-inbox", "INBOX")}
+	p := newParsePool(e.parser, 1)
+	defer p.close()
+	sent := 0
+	err = e.fetch(c, []imap.UID{7}, p, func(*batch) bool { sent++; return true })
+	if err == nil || !strings.Contains(err.Error(), "fetch uid 7") {
+		t.Fatalf("fetch = %v, want the broken message's error", err)
+	}
+	if sent != 0 {
+		t.Errorf("%d batches sent from a broken fetch, want 0", sent)
+	}
+	if p.held != 0 {
+		t.Errorf("%d raw bytes still held after the failed read, want 0", p.held)
 	}
 }

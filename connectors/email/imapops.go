@@ -44,7 +44,12 @@ func (e *entry) fetch(c *imapclient.Client, uids []imap.UID, p *parsePool, send 
 		InternalDate: true,
 		BodySection:  []*imap.FetchItemBodySection{{Peek: true}},
 	})
-	defer cmd.Close()
+	abandon := false
+	defer func() {
+		if !abandon {
+			cmd.Close()
+		}
+	}()
 	wanted := make(map[imap.UID]bool, len(uids))
 	for _, u := range uids {
 		wanted[u] = true
@@ -66,6 +71,10 @@ func (e *entry) fetch(c *imapclient.Client, uids []imap.UID, p *parsePool, send 
 				p.release(raw) // a repeated body section
 				var err error
 				if raw, err = p.read(it.Literal); err != nil {
+					// The connection broke mid-message. go-imap's reader goroutine has gone on to the
+					// next response, so Close, which would discard the rest of this literal from the same
+					// buffer, must not run; the session closes the connection.
+					abandon = true
 					return fmt.Errorf("email: fetch uid %d: %w", f.uid, err)
 				}
 			}
