@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -111,5 +110,3 @@ func bound(t time.Time) any {
 	}
 	return t.UTC()
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
