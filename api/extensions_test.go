@@ -175,6 +175,15 @@ func TestOperationalEndpoints(t *testing.T) {
 		// No key needed for any of them.
 		e.do(req{method: "GET", path: "/healthz", key: "-"}).want(t, 200)
 		e.do(req{method: "GET", path: "/readyz", key: "-"}).want(t, 200)
+		// A failing outside source is named, the daemon stays ready.
+		e.svc.Faults().Set("csv:nightly", true)
+		if r := e.do(req{method: "GET", path: "/readyz", key: "-"}).want(t, 200); !strings.Contains(string(r.body), `"failing":["csv:nightly"]`) {
+			t.Errorf("readyz with a failing source: %s", r.body)
+		}
+		e.svc.Faults().Set("csv:nightly", false)
+		if r := e.do(req{method: "GET", path: "/readyz", key: "-"}).want(t, 200); strings.Contains(string(r.body), "failing") {
+			t.Errorf("readyz after the source recovered: %s", r.body)
+		}
 		doc := e.do(req{method: "GET", path: "/api/openapi.json", key: "-"}).want(t, 200)
 		if string(doc.body) != string(OpenAPI()) {
 			t.Error("/api/openapi.json is not the embedded document")

@@ -36,7 +36,13 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, &apiError{status: http.StatusServiceUnavailable, code: "not ready", message: msg, cause: err})
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+	// Outside sources that are failing are named (never their errors: this endpoint needs no key) but do
+	// not make the replica unready: serving the API does not depend on them.
+	body := map[string]any{"status": "ready"}
+	if f := s.svc.Faults().List(); len(f) > 0 {
+		body["failing"] = f
+	}
+	writeJSON(w, http.StatusOK, body)
 }
 
 // methodNotAllowed registers patterns whose only purpose is a 405, for paths that another route's

@@ -17,7 +17,8 @@ type Options struct {
 	Sanitizer   *Sanitizer
 	Now         func() time.Time
 	Observer    Observer
-	JobAttempts int // insight job attempts before a job is kept as failed
+	JobAttempts int     // insight job attempts before a job is kept as failed
+	Faults      *Faults // shared with the insight pool; nil: the service keeps its own
 }
 
 // Service enforces every rule of the contract over a Store. It is safe for concurrent use.
@@ -29,11 +30,16 @@ type Service struct {
 	obs       Observer
 	attempts  int
 	wsCache   sync.Map // ID → wsState, see writable
+	faults    *Faults
 }
 
 // NewService wires a service to its store.
 func NewService(st Store, o Options) *Service {
-	s := &Service{store: st, companies: o.Companies, sanitizer: o.Sanitizer, now: o.Now, obs: o.Observer, attempts: o.JobAttempts}
+	s := &Service{store: st, companies: o.Companies, sanitizer: o.Sanitizer, now: o.Now, obs: o.Observer, attempts: o.JobAttempts,
+		faults: o.Faults}
+	if s.faults == nil {
+		s.faults = &Faults{}
+	}
 	if s.companies == nil {
 		s.companies = NewCompanyResolver(nil, nil)
 	}
@@ -120,11 +126,15 @@ func (s *Service) SetCheckpoint(ctx context.Context, ws ID, name, value string) 
 	return s.store.SetCheckpoint(ctx, ws, Checkpoint{Name: name, Value: value})
 }
 
-// ReportConnector records a connector's state for GET /api/connectors.
+// ReportConnector records a connector's state for GET /api/connectors, and in Faults while it is "error".
 func (s *Service) ReportConnector(ctx context.Context, st ConnectorStatus) error {
+	s.faults.Set(st.Kind+":"+st.Name, st.State == ConnectorError)
 	st.UpdatedAt = s.Now()
 	return s.store.PutConnectorStatus(ctx, st)
 }
+
+// Faults is what this process knows is failing outside the store (see Faults).
+func (s *Service) Faults() *Faults { return s.faults }
 
 // Connectors lists the workspace's connector states.
 func (s *Service) Connectors(ctx context.Context, ws ID) ([]ConnectorStatus, error) {

@@ -56,7 +56,8 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 	if err != nil {
 		return err
 	}
-	workers, err := newWorkers(cfg, st, reg, log)
+	faults := &core.Faults{}
+	workers, err := newWorkers(cfg, st, faults, reg, log)
 	if err != nil {
 		return err
 	}
@@ -67,6 +68,7 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 	svc := core.NewService(st, core.Options{
 		Companies: core.NewCompanyResolver(cfg.Companies.PersonalDomains.Add, cfg.Companies.PersonalDomains.Remove),
 		Observer:  obs,
+		Faults:    faults,
 	})
 
 	if opts.Demo {

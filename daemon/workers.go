@@ -11,7 +11,7 @@ import (
 
 // newWorkers builds the insight pool for the configured provider; nil when insights are off (jobs then stay
 // queued, durably, until a daemon with a provider drains them).
-func newWorkers(cfg *config.Config, st core.Store, reg prometheus.Registerer, log *logrus.Entry) (*insights.Pool, error) {
+func newWorkers(cfg *config.Config, st core.Store, faults *core.Faults, reg prometheus.Registerer, log *logrus.Entry) (*insights.Pool, error) {
 	ex, err := insights.FromConfig(cfg.Insights.Provider, insights.OpenAIConfig{
 		BaseURL: cfg.Insights.OpenAI.BaseURL, APIKey: cfg.Insights.OpenAI.APIKey, Model: cfg.Insights.OpenAI.Model,
 	})
@@ -27,6 +27,7 @@ func newWorkers(cfg *config.Config, st core.Store, reg prometheus.Registerer, lo
 		MaxAttempts: core.DefaultJobAttempts,
 		Log:         log,
 		Metrics:     reg,
+		Faults:      faults,
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -156,8 +157,8 @@ connectors:
 			return cs.State == "error" && strings.Contains(cs.LastError, phase.want) &&
 				metric(t, d, "feedbridge_csv_runs_total", `status="failed"`) > failedRuns && d.logged("csv: import failed") > logged
 		})
-		if code := status(t, "GET", d.url("/readyz"), "", ""); code != 200 {
-			t.Errorf("/readyz %d during a source fault (%s)", code, phase.mode)
+		if code, names := failing(t, d); code != 200 || !slices.Contains(names, "csv:https-feed") {
+			t.Errorf("/readyz %d naming %v during a source fault (%s), want 200 naming csv:https-feed", code, names, phase.mode)
 		}
 		faults += f.count(phase.mode)
 	}
@@ -166,6 +167,9 @@ connectors:
 		cs := connectorStatus(t, d, key, "https-feed")
 		return cs.State == "waiting" && cs.LastError == "" && cs.LastSuccessAt != ""
 	})
+	if _, names := failing(t, d); slices.Contains(names, "csv:https-feed") {
+		t.Errorf("/readyz still names the recovered source: %v", names)
+	}
 	time.Sleep(1500 * time.Millisecond) // another run or two: they must find only duplicates
 	byTitle := listTitles(t, d, key, "Feedback")
 	for i := 0; i < rows; i++ {
@@ -243,8 +247,9 @@ func TestFaultOpenAIEndpoint(t *testing.T) {
 					d.logged("insights: job failed, will retry", "error", phase) > 0
 			})
 		}
-		if code := status(t, "GET", d.url("/readyz"), "", ""); code != 200 {
-			t.Errorf("/readyz %d while the LLM endpoint fails (%s)", code, phase)
+		code, names := failing(t, d)
+		if code != 200 || (phase != "hang" && !slices.Contains(names, "insights:openai")) {
+			t.Errorf("/readyz %d naming %v while the LLM endpoint fails (%s), want 200 naming insights:openai", code, names, phase)
 		}
 	}
 	f.set("ok")
@@ -252,6 +257,9 @@ func TestFaultOpenAIEndpoint(t *testing.T) {
 		_, _, done := checkJobs(t, db)
 		return done == created
 	})
+	if _, names := failing(t, d); len(names) != 0 {
+		t.Errorf("/readyz still names %v once the LLM endpoint works again", names)
+	}
 	if n := db.int(t, "SELECT count(*) FROM insights WHERE extractor = 'openai'"); n != created {
 		t.Errorf("%d insights for %d feedback", n, created)
 	}

@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -250,6 +251,21 @@ func status(t *testing.T, method, url, key, body string) int {
 	}
 	resp.Body.Close()
 	return resp.StatusCode
+}
+
+// failing is /readyz's status code and the outside sources it names as failing.
+func failing(t *testing.T, d *daemon) (int, []string) {
+	t.Helper()
+	resp, err := client.Get(d.url("/readyz"))
+	if err != nil {
+		t.Fatalf("/readyz: %v", err)
+	}
+	defer resp.Body.Close()
+	var body struct{ Failing []string }
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatalf("/readyz body: %v", err)
+	}
+	return resp.StatusCode, body.Failing
 }
 
 // figures logs a test's measured figures in one greppable line, the source of docs/reliability.md.

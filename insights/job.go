@@ -48,8 +48,10 @@ func (p *Pool) process(ctx context.Context, job core.InsightJob) {
 			log.WithError(rerr).Warn("insights: release job at shutdown (its lease will expire)")
 		}
 	case err != nil:
+		p.fault(true)
 		p.fail(w, job, err)
 	default:
+		p.fault(false)
 		if cerr := w.write("complete job", func(c context.Context) error {
 			return p.store.CompleteInsightJob(c, job, p.cfg.Holder, ins)
 		}); cerr != nil {
@@ -64,6 +66,13 @@ func (p *Pool) process(ctx context.Context, job core.InsightJob) {
 		p.metrics.lag.Observe(done.Sub(job.CreatedAt).Seconds())
 		p.metrics.completed.WithLabelValues(p.ex.Name()).Inc()
 		log.WithField("insights", len(ins)).Debug("insights: job done")
+	}
+}
+
+// fault tells the process's fault list whether the extractor's last call failed.
+func (p *Pool) fault(failing bool) {
+	if p.cfg.Faults != nil {
+		p.cfg.Faults.Set("insights:"+p.ex.Name(), failing)
 	}
 }
 

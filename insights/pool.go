@@ -30,6 +30,7 @@ type PoolConfig struct {
 	Log          *logrus.Entry
 	Metrics      prometheus.Registerer // nil: metrics are kept but not registered
 	Now          func() time.Time
+	Faults       *core.Faults // nil: none kept; else the extractor is listed while its last call failed
 }
 
 // Pool drains the store's insight queue with N workers: it claims due jobs with a lease (also jobs whose
