@@ -52,7 +52,7 @@ func BenchmarkIngest(b *testing.B) {
 		tg := benchTarget(b)
 		msgs := benchMessages(b, n)
 		tg.create(b, tg.box("Feedback"))
-		b.Cleanup(func() { tg.remove(b, tg.box("Feedback"), tg.box("Processed"), tg.box("Failed")) })
+		b.Cleanup(func() { tg.removeAll(b) })
 		appendMany(b, tg, tg.box("Feedback"), msgs)
 
 		// The first reader of freshly delivered mail pays the server's one-time work (Dovecot moves new/ to
@@ -109,18 +109,6 @@ func benchTarget(b *testing.B) *imapTarget {
 // appendMany delivers messages over one connection.
 func appendMany(b *testing.B, tg *imapTarget, mailbox string, msgs [][]byte) {
 	tg.appendRaw(b, mailbox, msgs...)
-}
-
-// remove deletes mailboxes, so that runs against a shared Dovecot do not leave thousands of messages behind.
-func (tg *imapTarget) remove(b *testing.B, names ...string) {
-	if tg.mem != nil {
-		return
-	}
-	c := tg.client(b)
-	defer c.Close()
-	for _, n := range names {
-		_ = c.Delete(n).Wait() // one that was never created is fine
-	}
 }
 
 // rawFetch is the baseline: the same client, the same batches of UID FETCH BODY.PEEK[], nothing done with

@@ -43,11 +43,41 @@ func eachServer(t *testing.T, fn func(t *testing.T, tg *imapTarget)) {
 		return
 	}
 	t.Run("dovecot", func(t *testing.T) {
-		fn(t, &imapTarget{
+		tg := &imapTarget{
 			name: "dovecot", addr: addr, prefix: "t" + randomHex(4) + "-",
 			user: os.Getenv("FEEDBRIDGE_TEST_IMAP_USER"), pass: os.Getenv("FEEDBRIDGE_TEST_IMAP_PASS"),
-		})
+		}
+		t.Cleanup(func() { tg.removeAll(t) })
+		fn(t, tg)
 	})
+}
+
+// removeAll deletes the target's mailboxes (all under its prefix) from Dovecot, so that runs against a shared
+// server leave nothing behind; the memory server goes away with its test.
+func (tg *imapTarget) removeAll(t testing.TB) {
+	if tg.mem != nil || tg.prefix == "" {
+		return
+	}
+	c, err := imapclient.DialInsecure(tg.addr, nil)
+	if err != nil {
+		t.Logf("remove mailboxes %s*: %v", tg.prefix, err)
+		return
+	}
+	defer c.Close()
+	if err := c.Login(tg.user, tg.pass).Wait(); err != nil {
+		t.Logf("remove mailboxes %s*: %v", tg.prefix, err)
+		return
+	}
+	boxes, err := c.List("", tg.prefix+"*", nil).Collect()
+	if err != nil {
+		t.Logf("remove mailboxes %s*: %v", tg.prefix, err)
+		return
+	}
+	for _, b := range boxes {
+		if err := c.Delete(b.Mailbox).Wait(); err != nil {
+			t.Logf("remove mailbox %s: %v", b.Mailbox, err)
+		}
+	}
 }
 
 func randomHex(n int) string {
