@@ -30,23 +30,25 @@ type Store struct {
 	mode searchMode
 	busy time.Duration
 
-	qmu      sync.Mutex    // guards queue and closed
-	queue    []*writeReq   // writes waiting for the writer (group.go)
-	closed   bool          // set by Close: no more writes are queued
-	lead     chan struct{} // capacity 1: held by the write running the writer's current transaction
-	quit     chan struct{} // closed by Close, ends maintain
-	stopped  chan struct{} // closed when maintain has ended
-	kick     chan struct{} // capacity 1: full-text entries were queued (indexer.go)
-	urgent   chan struct{} // capacity 1: the queue is long, drain it now
-	indexed  chan struct{} // closed when the indexer has ended
-	backlog  atomic.Int64  // full-text entries queued and not yet drained, as far as this process knows
-	resolved *resolved     // contacts and companies committed by this process (resolved.go)
-	health   writeHealth   // the writer's last storage failure (health.go)
-	once     sync.Once
-	numMu    sync.Mutex
-	nums     map[core.ID]int64 // workspace numbers (seq.go); they never change
-	commits  atomic.Int64      // transactions committed by the writer, for the benchmarks' writes/commit
-	grouped  atomic.Int64      // writes in them
+	qmu          sync.Mutex    // guards queue and closed
+	queue        []*writeReq   // writes waiting for the writer (group.go)
+	closed       bool          // set by Close: no more writes are queued
+	lead         chan struct{} // capacity 1: held by the write running the writer's current transaction
+	quit         chan struct{} // closed by Close, ends maintain
+	stopped      chan struct{} // closed when maintain has ended
+	kick         chan struct{} // capacity 1: full-text entries were queued (indexer.go)
+	urgent       chan struct{} // capacity 1: the queue is long, drain it now
+	indexed      chan struct{} // closed when the indexer has ended
+	ck           *sql.DB       // one connection that checkpoints the log (checkpoint.go)
+	checkpointed chan struct{} // closed when the checkpointer has ended
+	backlog      atomic.Int64  // full-text entries queued and not yet drained, as far as this process knows
+	resolved     *resolved     // contacts and companies committed by this process (resolved.go)
+	health       writeHealth   // the writer's last storage failure (health.go)
+	once         sync.Once
+	numMu        sync.Mutex
+	nums         map[core.ID]int64 // workspace numbers (seq.go); they never change
+	commits      atomic.Int64      // transactions committed by the writer, for the benchmarks' writes/commit
+	grouped      atomic.Int64      // writes in them
 }
 
 var _ core.Store = (*Store)(nil)
@@ -71,7 +73,7 @@ func open(ctx context.Context, path string, busy time.Duration) (*Store, error) 
 	// The writer reads the pages it changes through a memory map: FTS5's segment merges re-read much of the
 	// index, and reading it with a system call per page was most of the bulk path's time past 100k
 	// records. Only the writer maps: a reader drops its map whenever another connection commits.
-	w, err := sql.Open("sqlite", dsn(path, busy, "&_txlock=immediate&_pragma=mmap_size(8589934592)"))
+	w, err := sql.Open("sqlite", dsn(path, busy, "&_txlock=immediate&_pragma=mmap_size(8589934592)&_pragma=wal_autocheckpoint(4000)"))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
@@ -81,7 +83,7 @@ func open(ctx context.Context, path string, busy time.Duration) (*Store, error) 
 	w.SetConnMaxIdleTime(0)
 	s := &Store{w: w, wc: newStmtCache(w), path: path, now: time.Now, busy: busy,
 		lead: make(chan struct{}, 1), nums: map[core.ID]int64{}, quit: make(chan struct{}), stopped: make(chan struct{}),
-		resolved: newResolved(), kick: make(chan struct{}, 1), urgent: make(chan struct{}, 1), indexed: make(chan struct{})}
+		resolved: newResolved(), kick: make(chan struct{}, 1), urgent: make(chan struct{}, 1), indexed: make(chan struct{}), checkpointed: make(chan struct{})}
 	go s.maintain()
 	go s.indexer()
 	if err := s.migrate(ctx); err != nil {
@@ -108,6 +110,14 @@ func open(ctx context.Context, path string, busy time.Duration) (*Store, error) 
 	r.SetMaxOpenConns(readers)
 	r.SetMaxIdleConns(readers)
 	s.r, s.rq = r, reader{newStmtCache(r)}
+	ck, err := sql.Open("sqlite", dsn(path, busy, ""))
+	if err != nil {
+		s.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	ck.SetMaxOpenConns(1)
+	s.ck = ck
+	go s.checkpointer()
 	return s, nil
 }
 
@@ -146,6 +156,9 @@ func (s *Store) Close() error {
 	})
 	<-s.stopped
 	<-s.indexed
+	if s.ck != nil {
+		<-s.checkpointed
+	}
 	// Wait for the transaction in progress; writes still queued behind it are answered as closed.
 	s.lead <- struct{}{}
 	for batch := s.take(); len(batch) > 0; batch = s.take() {
@@ -158,6 +171,9 @@ func (s *Store) Close() error {
 	if s.r != nil {
 		s.rq.c.close()
 		errs = append(errs, s.r.Close())
+	}
+	if s.ck != nil {
+		errs = append(errs, s.ck.Close())
 	}
 	s.wc.close()
 	errs = append(errs, s.w.Close())
