@@ -150,11 +150,7 @@ func (e *entry) drain(ctx context.Context, c *imapclient.Client, uids []imap.UID
 			}
 		}
 		if moving == nil {
-			mc, err := mover.get()
-			if err != nil {
-				return err
-			}
-			moving = e.flushAsync(mc, &pend)
+			moving = e.flushAsync(mover.conn(c, e.log), &pend)
 		}
 	}
 	if moving != nil {
@@ -170,10 +166,11 @@ func (e *entry) drain(ctx context.Context, c *imapclient.Client, uids []imap.UID
 
 // moverConn is the second connection of a long drain, dialled in the background when the drain starts.
 type moverConn struct {
-	ready chan struct{}
-	c     *imapclient.Client
-	done  func()
-	err   error
+	ready  chan struct{}
+	c      *imapclient.Client
+	done   func()
+	err    error
+	warned bool
 }
 
 // openMover logs in a second time and selects the mailbox. The UIDs to move belong to the first
@@ -205,9 +202,18 @@ func (e *entry) openMover(ctx context.Context, uidValidity uint32) *moverConn {
 	return m
 }
 
-func (m *moverConn) get() (*imapclient.Client, error) {
+// conn returns the second connection, or first when it could not be opened (a server that allows one
+// connection per user, say): the moves then queue behind the fetches on the first, as they would anyway.
+func (m *moverConn) conn(first *imapclient.Client, log *logrus.Entry) *imapclient.Client {
 	<-m.ready
-	return m.c, m.err
+	if m.err == nil {
+		return m.c
+	}
+	if !m.warned {
+		m.warned = true
+		log.WithError(m.err).Warn("email: no second connection for moves; moving over the first")
+	}
+	return first
 }
 
 // close logs the second connection out, after the dial has finished.

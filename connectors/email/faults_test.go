@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-imap/v2/imapclient"
+	"github.com/emersion/go-imap/v2/imapserver"
 )
 
 // TestUIDValidityChange: a mailbox that is recreated (new UIDVALIDITY, UIDs starting over) is read again
@@ -174,4 +176,61 @@ func TestFetchConnectionLostMidMessage(t *testing.T) {
 	if p.held != 0 {
 		t.Errorf("%d raw bytes still held after the failed read, want 0", p.held)
 	}
+}
+
+// TestOneConnectionPerUser: a server that refuses a second login while the first has a mailbox open. A long
+// catch-up moves its groups over the first connection instead, and every message is recorded and moved.
+func TestOneConnectionPerUser(t *testing.T) {
+	var open atomic.Int32
+	tg := startMemServer(t, memOptions{wrap: func(s imapserver.Session) imapserver.Session {
+		return &oneUserSession{moveSession: s.(moveSession), open: &open}
+	}})
+	fx := newFixture(t)
+	tg.create(t, tg.box("Feedback"))
+	var msgs [][]byte
+	for i := range 30 {
+		msgs = append(msgs, simpleMessage(i, "one"))
+	}
+	tg.appendRaw(t, tg.box("Feedback"), msgs...)
+	s := fx.build(t, fx.entryConfig(tg, nil))
+	s.entries[0].batch, s.entries[0].disposeEvery = 5, 10
+	stop := run(t, s)
+	waitFor(t, 20*time.Second, "30 records", func() bool { return len(fx.records(t)) == 30 })
+	waitFor(t, 20*time.Second, "the refused second login", func() bool {
+		return fx.logs.contains("no second connection for moves")
+	})
+	stop()
+	waitFor(t, 10*time.Second, "the server to close the session", func() bool { return open.Load() == 0 })
+	checkMailboxes(t, tg, true, 30, 0)
+}
+
+// oneUserSession refuses a login while another session has a mailbox selected.
+type oneUserSession struct {
+	moveSession
+	open     *atomic.Int32
+	selected bool
+}
+
+func (s *oneUserSession) Login(user, pass string) error {
+	if s.open.Load() > 0 {
+		return &imap.Error{Type: imap.StatusResponseTypeNo, Text: "too many connections for this user"}
+	}
+	return s.moveSession.Login(user, pass)
+}
+
+func (s *oneUserSession) Select(mailbox string, opts *imap.SelectOptions) (*imap.SelectData, error) {
+	data, err := s.moveSession.Select(mailbox, opts)
+	if err == nil && !s.selected {
+		s.selected = true
+		s.open.Add(1)
+	}
+	return data, err
+}
+
+func (s *oneUserSession) Close() error {
+	if s.selected {
+		s.selected = false
+		s.open.Add(-1)
+	}
+	return s.moveSession.Close()
 }
