@@ -96,7 +96,11 @@ func (r *CompanyResolver) Resolve(email string) (domain, name string, ok bool) {
 	if r.exact[d] || r.wildcard[first] {
 		return "", "", false
 	}
-	return d, CompanyNameFromDomain(d), true
+	name = CompanyNameFromDomain(d)
+	if name == "" { // a first label of only '-' and '_' names no company
+		return "", "", false
+	}
+	return d, name, true
 }
 
 // CompanyNameFromDomain names a company from its domain's first label: hyphens and underscores become
