@@ -3,7 +3,6 @@ package e2e
 import (
 	"bufio"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -256,15 +255,8 @@ func status(t *testing.T, method, url, key, body string) int {
 // failing is /readyz's status code and the outside sources it names as failing.
 func failing(t *testing.T, d *daemon) (int, []string) {
 	t.Helper()
-	resp, err := client.Get(d.url("/readyz"))
-	if err != nil {
-		t.Fatalf("/readyz: %v", err)
-	}
-	defer resp.Body.Close()
 	var body struct{ Failing []string }
-	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
-		t.Fatalf("/readyz body: %v", err)
-	}
+	resp := do(t, "GET", d.url("/readyz"), "", "", &body)
 	return resp.StatusCode, body.Failing
 }
 
