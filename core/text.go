@@ -36,7 +36,7 @@ func (s *Sanitizer) Sanitize(in string) string { return s.policy.Sanitize(in) }
 var looksHTML = regexp.MustCompile(`<[a-zA-Z!/][^>]*>|&[a-zA-Z#][a-zA-Z0-9]*;`)
 
 // IsHTML reports whether s contains markup or entities worth parsing.
-func IsHTML(s string) bool { return looksHTML.MatchString(s) }
+func IsHTML(s string) bool { return strings.ContainsAny(s, "<&") && looksHTML.MatchString(s) }
 
 var blockAtoms = map[atom.Atom]bool{
 	atom.P: true, atom.Div: true, atom.Li: true, atom.Ul: true, atom.Ol: true,

@@ -28,7 +28,7 @@ func (s *Store) CreateRecords(ctx context.Context, ws core.ID, rs []core.NewReco
 		if err != nil {
 			return err
 		}
-		b := newBulk(w)
+		b := newBulk(w, len(rs))
 		defer b.close()
 		checkpoints := map[string]core.Checkpoint{}
 		var order []string
@@ -110,9 +110,8 @@ func (w *recordWriter) existingDedupKeys(rs []core.NewRecord) (map[string]core.I
 }
 
 // bulk gathers the rows of records, their tags and their insight jobs, and writes them in multi-row
-// statements: records in seq order, because FTS5 flushes its pending index whenever a rowid is lower than
-// the one before (a segment per record, then costly merges); tags and jobs after their records, because
-// their foreign keys are checked at once.
+// statements: records in seq order, so that the table's B-tree is appended to; tags and jobs after their
+// records, because their foreign keys are checked at once.
 type bulk struct {
 	w                   *recordWriter
 	pending             []pendingRecord
@@ -125,9 +124,10 @@ type pendingRecord struct {
 	row []any
 }
 
-func newBulk(w *recordWriter) *bulk {
+func newBulk(w *recordWriter, n int) *bulk {
 	return &bulk{
 		w:       w,
+		pending: make([]pendingRecord, 0, n),
 		records: &multiInsert{w: w, prefix: `INSERT INTO records(` + recordCols + `) VALUES `, cols: recordColCount, rows: bulkRows},
 		tags:    &multiInsert{w: w, prefix: `INSERT INTO record_tags(record_id, tag_id, pos) VALUES `, cols: 3, rows: 500},
 		jobs:    &multiInsert{w: w, prefix: `INSERT INTO insight_jobs(` + jobInsertCols + `) VALUES `, cols: jobInsertColCount, rows: bulkRows},
@@ -160,7 +160,7 @@ func (b *bulk) flush() error {
 	slices.SortFunc(b.pending, func(x, y pendingRecord) int { return cmp.Compare(x.seq, y.seq) })
 	for _, p := range b.pending {
 		b.records.add(p.row...)
-		b.w.tx.index(p.seq, p.nr.SearchText)
+		b.w.tx.index(p.seq)
 		for i, t := range p.nr.TagIDs {
 			b.tags.add(p.nr.ID, t, i)
 		}
@@ -197,14 +197,18 @@ type multiInsert struct {
 }
 
 func (m *multiInsert) add(args ...any) {
+	if m.args == nil {
+		m.args = make([]any, 0, m.rows*m.cols)
+	}
 	m.args = append(m.args, args...)
 	m.n++
 }
 
 func (m *multiInsert) flush() error {
+	args := m.args
 	for m.n > 0 {
 		k := min(m.n, m.rows)
-		chunk := m.args[:k*m.cols]
+		chunk := args[:k*m.cols]
 		var err error
 		if k == m.rows {
 			if m.full == nil {
@@ -219,9 +223,14 @@ func (m *multiInsert) flush() error {
 		if err != nil {
 			return err
 		}
-		m.args = m.args[k*m.cols:]
+		args = args[k*m.cols:]
 		m.n -= k
 	}
+	clear(m.args) // the rows' values are garbage now; keep only the buffer
 	m.args = m.args[:0]
 	return nil
 }
+
+// BulkWriters is how many CreateRecords calls an importer may keep in flight. SQLite writes one at a time,
+// but with two the next batch is prepared (validated, folded, sanitized) while the last one is written.
+func (s *Store) BulkWriters() int { return 2 }

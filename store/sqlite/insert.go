@@ -58,7 +58,7 @@ func (w *recordWriter) insert(nr core.NewRecord, r refs) (core.Record, error) {
 		recordArgs(seq, w.ws, nr, ct.id, companyID)...); err != nil {
 		return core.Record{}, err
 	}
-	w.tx.index(seq, nr.SearchText)
+	w.tx.index(seq)
 	if len(nr.TagIDs) > 0 {
 		args := make([]any, 0, 3*len(nr.TagIDs))
 		for i, t := range nr.TagIDs {
@@ -76,12 +76,6 @@ func (w *recordWriter) insert(nr core.NewRecord, r refs) (core.Record, error) {
 	}
 	return built(w.ws, nr, r, ct.id, companyID, companyName), nil
 }
-
-// ftsInsert adds full-text rows; the store writes them itself (no trigger) at the end of each transaction
-// (see wtx.index), ftsRows per statement.
-const ftsInsert = `INSERT INTO records_fts(rowid, search_text) VALUES `
-
-const ftsRows = 5000
 
 const jobInsertCols = `id, workspace_id, record_id, state, attempts, max_attempts, run_at, created_at, updated_at`
 

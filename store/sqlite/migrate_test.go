@@ -58,7 +58,7 @@ func TestWorkspaceSeqMigrationKeepsRecordsFindable(t *testing.T) {
 		ids[r.title] = id
 		exec(`INSERT INTO records(seq, id, workspace_id, type, title, search_text, status, source, created_at, updated_at)
 			VALUES (?, ?, ?, 'Idea', ?, ?, 'Triage', 'API', ?, ?)`, r.seq, id, r.ws, r.title, core.Fold(r.title), ms(r.created), ms(r.created))
-		exec(ftsInsert+`(?, ?)`, r.seq, core.Fold(r.title))
+		exec(`INSERT INTO records_fts(rowid, search_text) VALUES (?, ?)`, r.seq, core.Fold(r.title))
 	}
 	db.Close()
 

@@ -1,10 +1,8 @@
 package sqlite
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
-	"slices"
 	"sync"
 )
 
@@ -93,52 +91,35 @@ type wtx struct {
 	c      *stmtCache
 	ctx    context.Context
 	missed []string
-	fts    []ftsEntry // full-text rows to write when the transaction's writes are done
-	queued int        // of them, how many went to the indexer's queue instead (indexer.go)
-	hooks  []func()   // run once the transaction has committed
-}
-
-// ftsEntry is one record's full-text row. FTS5 starts a new index segment at every statement savepoint
-// and whenever a rowid is lower than the previous one, so the entries of a whole transaction are written
-// last, in rowid order, in as few statements as possible.
-type ftsEntry struct {
-	seq  int64
-	text string
+	fts    []int64  // seqs of the records whose full-text entries are to be queued (indexer.go)
+	queued int      // how many entries the transaction queued
+	hooks  []func() // run once the transaction has committed
 }
 
 // onCommit runs fn after the transaction commits, and never if the write that asked is rolled back.
 func (t *wtx) onCommit(fn func()) { t.hooks = append(t.hooks, fn) }
 
-// index queues a record's full-text row.
-func (t *wtx) index(seq int64, text string) { t.fts = append(t.fts, ftsEntry{seq, text}) }
+// index notes that a record needs its full-text entry; flushIndex queues them for the indexer.
+func (t *wtx) index(seq int64) { t.fts = append(t.fts, seq) }
 
-// flushIndex writes the transaction's full-text rows, or, when they are few, queues them for the indexer.
+// flushIndex queues the transaction's full-text entries for the indexer (indexer.go).
 func (t *wtx) flushIndex() error {
-	slices.SortFunc(t.fts, func(a, b ftsEntry) int { return cmp.Compare(a.seq, b.seq) })
-	if n := len(t.fts); n > 0 && n < inlineIndexRows {
+	for len(t.fts) > 0 {
+		n := min(len(t.fts), queueRows)
 		args := make([]any, n)
-		for i, e := range t.fts {
-			args[i] = e.seq
+		for i, seq := range t.fts[:n] {
+			args[i] = seq
 		}
 		if _, err := t.ExecContext(t.ctx, `INSERT INTO records_fts_pending(seq) VALUES `+placeholders(n, 1), args...); err != nil {
 			return err
 		}
-		t.fts, t.queued = t.fts[:0], n
-		return nil
-	}
-	for len(t.fts) > 0 {
-		n := min(len(t.fts), ftsRows)
-		args := make([]any, 0, 2*n)
-		for _, e := range t.fts[:n] {
-			args = append(args, e.seq, e.text)
-		}
-		if _, err := t.ExecContext(t.ctx, ftsInsert+placeholders(n, 2), args...); err != nil {
-			return err
-		}
-		t.fts = t.fts[n:]
+		t.fts, t.queued = t.fts[n:], t.queued+n
 	}
 	return nil
 }
+
+// queueRows is how many seqs one statement queues.
+const queueRows = 1000
 
 func (t *wtx) stmt(query string) (*sql.Stmt, error) {
 	st := t.c.lookup(query)
