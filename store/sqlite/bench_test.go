@@ -100,6 +100,9 @@ func fill(b *testing.B, n int) (*Store, core.ID, float64) {
 			b.Fatal(err)
 		}
 	}
+	if err := st.FlushIndex(ctx); err != nil {
+		b.Fatal(err)
+	}
 	rate := float64(n) / time.Since(start).Seconds()
 	if _, err := st.w.ExecContext(ctx, `ANALYZE`); err != nil {
 		b.Fatal(err)

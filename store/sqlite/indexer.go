@@ -14,12 +14,14 @@ import (
 // a moment later. Searches read the queue as well (search.go), so this changes what a write costs, never
 // what a search finds.
 const (
-	// indexDelay is how long the indexer lets the queue grow before it drains it: during a bulk import,
-	// about 40,000 records, whose segment then needs little merging (a 1,000,000-row import spent 6.3 s
-	// of CPU merging with a delay of 250 ms, 2.2 s with 2 s).
+	// indexDelay is how long the indexer lets the queue grow before it drains it. Larger drains make
+	// larger segments, which need less merging: CPU spent merging during a 1,000,000-row import was 6.3 s
+	// with drains every 250 ms (about 5,000 records each), 8.1 s with drains of 10,000, 6.6 s with 20,000,
+	// and 3.2 s with 50,000.
 	indexDelay = 2 * time.Second
 	// indexBatch is how many queued entries one drain transaction moves; a queue this long is drained at
-	// once, without waiting for indexDelay. It also bounds the queue that a search reads.
+	// once, without waiting for indexDelay. It bounds the queue a search reads: a search of 100,000
+	// records took p50 2 ms with the queue empty, 14 ms with 10,000 queued and 55 ms with 50,000.
 	indexBatch = 50000
 )
 

@@ -13,8 +13,8 @@ import (
 	"github.com/feedbridge/feedbridge/core"
 )
 
-// TestSearchReadsTheIndexerQueue writes records one at a time (queued for the indexer) and in a bulk batch
-// (indexed in their own transaction), drains the queue now and then, and checks after every step that
+// TestSearchReadsTheIndexerQueue writes records one at a time and in a bulk batch (all queued for the
+// indexer), drains the queue now and then, and checks after every step that
 // paged searches in both directions return exactly the matching records in order, whichever of the two
 // places their entries are in.
 func TestSearchReadsTheIndexerQueue(t *testing.T) {

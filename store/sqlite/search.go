@@ -54,7 +54,7 @@ func (s *Store) search(ctx context.Context, ws core.ID, f filter, q core.ListQue
 	}
 	lo, hi := seqBounds(num, q)
 	// The queue first: an entry that moves into the index meanwhile is then read twice, never missed.
-	queued, err := s.queuedMatches(ctx, f, term, lo, hi)
+	queued, err := s.queuedMatches(ctx, f, term, q.Asc, lo, hi, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -101,12 +101,18 @@ func (s *Store) indexedMatches(ctx context.Context, f filter, term string, asc b
 	return append(recs, rest...), nil
 }
 
-// queuedMatches is every match among the records whose full-text entries wait in the indexer's queue:
-// a short list, since the indexer drains it a moment after each write.
-func (s *Store) queuedMatches(ctx context.Context, f filter, term string, lo, hi int64) ([]core.Record, error) {
+// queuedMatches is the first limit matches, in order, among the records whose full-text entries wait in
+// the indexer's queue: at most indexBatch of them, and usually none, since the indexer drains it a moment
+// after each write.
+func (s *Store) queuedMatches(ctx context.Context, f filter, term string, asc bool, lo, hi int64, limit int) ([]core.Record, error) {
+	dir := "DESC"
+	if asc {
+		dir = "ASC"
+	}
 	rows, err := s.rq.QueryContext(ctx, `SELECT `+recordFields+` FROM records_fts_pending p CROSS JOIN records r ON r.seq = p.seq `+
-		recordJoins+` WHERE p.seq >= ? AND p.seq < ? AND `+strings.Join(f.where, " AND ")+` AND `+contains,
-		append(append([]any{lo, hi}, f.args...), term)...)
+		recordJoins+` WHERE p.seq >= ? AND p.seq < ? AND `+strings.Join(f.where, " AND ")+` AND `+contains+
+		` ORDER BY r.created_at `+dir+`, r.id `+dir+` LIMIT ?`,
+		append(append([]any{lo, hi}, f.args...), term, limit)...)
 	if err != nil {
 		return nil, err
 	}
