@@ -54,3 +54,16 @@ func BenchmarkParseHostile(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkParseMix parses one each of the messages BenchmarkIngest delivers, so the parser's share of the
+// ingest cost can be profiled without a server; ns/op is per message.
+func BenchmarkParseMix(b *testing.B) {
+	raws := corpus(b, benchTemplates...)
+	p := NewParser(goldenInternal)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		_, _ = p.Parse(raws[i%len(raws)])
+		i++
+	}
+}

@@ -1,6 +1,7 @@
 package email
 
 import (
+	"bytes"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -36,80 +37,81 @@ func htmlToText(s string) string {
 	var skip atom.Atom // element being skipped, with its nesting count
 	skipDepth := 0
 	for {
+		// The tokenizer's own byte slices are read rather than a Token per token, which would copy every
+		// tag name, attribute and text.
 		tt := z.Next()
 		if tt == html.ErrorToken {
 			break
 		}
-		tok := z.Token()
+		var (
+			a       atom.Atom
+			hasAttr bool
+		)
+		if tt == html.StartTagToken || tt == html.EndTagToken || tt == html.SelfClosingTagToken {
+			var name []byte
+			name, hasAttr = z.TagName()
+			a = atom.Lookup(name)
+		}
 		if skipDepth > 0 {
 			switch {
-			case tt == html.StartTagToken && tok.DataAtom == skip:
+			case tt == html.StartTagToken && a == skip:
 				skipDepth++
-			case tt == html.EndTagToken && tok.DataAtom == skip:
+			case tt == html.EndTagToken && a == skip:
 				skipDepth--
-			case tt == html.StartTagToken && skip == atom.Head && tok.DataAtom == atom.Body:
+			case tt == html.StartTagToken && skip == atom.Head && a == atom.Body:
 				skipDepth = 0 // a head that was never closed
 			}
 			continue
 		}
 		switch tt {
 		case html.TextToken:
-			w.text(tok.Data)
+			w.text(string(z.Text()))
 		case html.StartTagToken, html.SelfClosingTagToken:
-			if skippedElements[tok.DataAtom] || isSignatureBlock(tok) {
-				if tt == html.StartTagToken && tok.DataAtom != 0 {
-					skip, skipDepth = tok.DataAtom, 1
+			signature, outlookP := tagClasses(z, hasAttr)
+			if skippedElements[a] || signature {
+				if tt == html.StartTagToken && a != 0 {
+					skip, skipDepth = a, 1
 				}
 				continue
 			}
-			if tok.DataAtom == atom.P && isOutlookParagraph(tok) {
+			if a == atom.P && outlookP {
 				w.openLineParagraph()
 				continue
 			}
-			w.open(tok.DataAtom)
+			w.open(a)
 		case html.EndTagToken:
-			if tok.DataAtom == atom.P && w.lineP >= 0 {
+			if a == atom.P && w.lineP >= 0 {
 				w.closeLineParagraph()
 				continue
 			}
-			w.close(tok.DataAtom)
+			w.close(a)
 		}
 	}
 	return w.b.String()
 }
 
-// isSignatureBlock recognises the signature containers of Gmail, Thunderbird and Outlook on the web.
-func isSignatureBlock(t html.Token) bool {
-	for _, a := range t.Attr {
-		switch a.Key {
+// tagClasses reads the attributes of the current tag: whether it is the signature container of Gmail,
+// Thunderbird or Outlook on the web, and whether it has Outlook's MsoNormal class. Outlook's MsoNormal
+// paragraphs are lines rather than paragraphs: Outlook writes blank lines as empty paragraphs of their own.
+func tagClasses(z *html.Tokenizer, more bool) (signature, msoNormal bool) {
+	for more {
+		var key, val []byte
+		key, val, more = z.TagAttr()
+		switch string(key) {
 		case "class":
-			for _, c := range strings.Fields(a.Val) {
-				if c == "gmail_signature" || c == "moz-signature" {
-					return true
+			for c := range bytes.FieldsSeq(val) {
+				if string(c) == "gmail_signature" || string(c) == "moz-signature" {
+					signature = true
 				}
 			}
+			msoNormal = msoNormal || bytes.Contains(bytes.ToLower(val), []byte("msonormal"))
 		case "id":
-			if strings.EqualFold(a.Val, "signature") {
-				return true
-			}
+			signature = signature || bytes.EqualFold(val, []byte("signature"))
 		case "data-smartmail":
-			if a.Val == "gmail_signature" {
-				return true
-			}
+			signature = signature || string(val) == "gmail_signature"
 		}
 	}
-	return false
-}
-
-// isOutlookParagraph recognises Outlook's MsoNormal paragraphs, which are lines rather than paragraphs: Outlook
-// writes blank lines as empty paragraphs of their own.
-func isOutlookParagraph(t html.Token) bool {
-	for _, a := range t.Attr {
-		if a.Key == "class" && strings.Contains(strings.ToLower(a.Val), "msonormal") {
-			return true
-		}
-	}
-	return false
+	return signature, msoNormal
 }
 
 // textWriter accumulates text with collapsed whitespace, explicit line breaks and a "> " prefix per

@@ -6,9 +6,9 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
-	"github.com/emersion/go-message"
 	_ "github.com/emersion/go-message/charset" // ISO-8859-x and Windows-125x parts fail without it
 	"github.com/emersion/go-message/mail"
 	"golang.org/x/text/encoding/charmap"
@@ -52,13 +52,14 @@ func readPart(raw []byte, depth int) (*part, error) {
 }
 
 func readMessage(r io.Reader, depth int) (*part, error) {
-	e, err := message.Read(r)
-	if err != nil && !message.IsUnknownCharset(err) && !message.IsUnknownEncoding(err) {
+	e, done, err := readEntity(r)
+	if e == nil {
 		return nil, fmt.Errorf("email: read header: %w", err)
 	}
-	h := mail.Header{Header: e.Header}
+	defer done()
+	h := mail.Header{Header: e.header}
 	p := &part{header: h, fromRaw: h.Get("From"), dateRaw: h.Get("Date")}
-	p.mediaType, _, _ = e.Header.ContentType()
+	p.mediaType = e.mediaType
 	p.from = headerPerson(h, "From")
 	// Raw 8-bit header bytes (no RFC 2047) are common from old clients: decode them like unlabelled bodies.
 	p.subject, _ = h.Subject()
@@ -76,35 +77,38 @@ func readMessage(r io.Reader, depth int) (*part, error) {
 	return p, nil
 }
 
-func (c *collector) walk(e *message.Entity) {
+func (c *collector) walk(e *entity) {
 	c.parts++
 	if c.parts > maxParts {
 		return
 	}
-	mt, params, err := e.Header.ContentType()
-	if err != nil || mt == "" {
+	mt, params := e.mediaType, e.params
+	if e.typeErr != nil || mt == "" {
 		mt, params = "text/plain", map[string]string{}
 	}
-	disp, _, _ := e.Header.ContentDisposition()
-	attached := strings.EqualFold(disp, "attachment")
+	attached := false
+	if v := e.header.Get("Content-Disposition"); v != "" { // most parts have none: skip parsing it
+		disp, _, _ := e.header.ContentDisposition()
+		attached = strings.EqualFold(disp, "attachment")
+	}
 	switch {
 	case strings.HasPrefix(mt, "multipart/"):
 		c.walkMultipart(e, params["boundary"])
 	case mt == "message/rfc822" || mt == "message/global":
 		if c.inner == nil && c.depth < maxDepth {
-			if inner, err := readMessage(e.Body, c.depth+1); err == nil {
+			if inner, err := readMessage(e.body, c.depth+1); err == nil {
 				c.inner = inner
 			}
 		}
 	case mt == "text/plain" && !attached:
-		text := readText(e.Body)
+		text := readText(e.body)
 		if strings.EqualFold(params["format"], "flowed") {
 			text = unflow(text, strings.EqualFold(params["delsp"], "yes"))
 		}
 		c.addPlain(text)
 	case mt == "text/html" && !attached:
 		if !c.hasText { // else the HTML alternative of text already read would not be used
-			c.html = append(c.html, readText(e.Body))
+			c.html = append(c.html, readText(e.body))
 		}
 	}
 }
@@ -116,24 +120,21 @@ func (c *collector) addPlain(text string) {
 
 // walkMultipart visits the parts; when the structure is broken (no boundary, or a boundary that never
 // appears) the body read so far is kept as plain text so that the customer's words are not lost.
-func (c *collector) walkMultipart(e *message.Entity, boundary string) {
+func (c *collector) walkMultipart(e *entity, boundary string) {
 	if boundary == "" {
-		c.addPlain(readText(e.Body))
+		c.addPlain(readText(e.body))
 		return
 	}
 	var seen bytes.Buffer
 	keep := &limitedBuffer{buf: &seen, max: maxSalvageBytes}
-	body := io.TeeReader(io.LimitReader(e.Body, 64<<20), keep)
-	ent, _ := message.New(e.Header, body) // multipart bodies carry no transfer encoding or charset to fail on
-	mr := ent.MultipartReader()
-	if mr == nil {
-		return
-	}
+	body := io.TeeReader(io.LimitReader(e.body, 64<<20), keep)
+	mr := newPartReader(body, boundary)
+	defer mr.close()
 	before := len(c.plain) + len(c.html)
 	found := 0
 	for {
-		child, err := mr.NextPart()
-		if err != nil && !message.IsUnknownCharset(err) && !message.IsUnknownEncoding(err) {
+		child, err := mr.next()
+		if err != nil {
 			break // io.EOF, or damage: keep what was read
 		}
 		if found++; found == 1 {
@@ -170,9 +171,19 @@ func stripMIMEDebris(s string) string {
 
 // readText reads a decoded text part. A transfer-encoding error midway keeps what was decoded before it.
 func readText(r io.Reader) string {
-	b, _ := io.ReadAll(io.LimitReader(r, maxTextBytes))
-	return toUTF8(b)
+	buf := textBufs.Get().(*bytes.Buffer)
+	buf.Reset()
+	_, _ = buf.ReadFrom(io.LimitReader(r, maxTextBytes)) // what was read before an error is kept
+	s := toUTF8(buf.Bytes())                             // a copy: the buffer is reused
+	if buf.Cap() <= 64<<10 {                             // an unusually large part's buffer is left to the collector
+		textBufs.Put(buf)
+	}
+	return s
 }
+
+// textBufs are readText's buffers, reused so that reading a part costs one allocation (its string) rather
+// than a growing series.
+var textBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // toUTF8 returns b as UTF-8. Bytes that are not UTF-8 are, in practice, Windows-1252 or Latin-1 sent without
 // (or with a wrong) charset label; Windows-1252 is a superset of the printable Latin-1 range.
