@@ -5,7 +5,9 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"runtime/debug"
 	rtmetrics "runtime/metrics"
+	"runtime/pprof"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -41,11 +43,15 @@ func benchMessages(b *testing.B, n int) [][]byte {
 // BenchmarkIngest ingests N messages (FEEDBRIDGE_BENCH_MESSAGES, default 2000) from Dovecot when
 // FEEDBRIDGE_TEST_IMAP_ADDR is set, else from the memory server, into a SQLite store, and reports messages/s
 // beside the raw rate of the same IMAP client fetching the same messages without processing them, measured
-// in the same run. Run with -benchtime=1x.
+// in the same run. Run with -benchtime=1x. Both arms run with the garbage collector set as `feedbridge serve`
+// sets it (daemonGCPercent in cli/serve.go: 200 unless GOGC is set), so the figures are the daemon's.
 func BenchmarkIngest(b *testing.B) {
 	n := 2000
 	if v, err := strconv.Atoi(os.Getenv("FEEDBRIDGE_BENCH_MESSAGES")); err == nil && v > 0 {
 		n = v
+	}
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(daemonGCPercent))
 	}
 	for b.Loop() {
 		b.StopTimer()
@@ -74,6 +80,8 @@ func BenchmarkIngest(b *testing.B) {
 		s.entries[0].log.Logger.SetLevel(logrus.InfoLevel) // the daemon's default; the tests log at debug
 		var peak atomic.Uint64
 		stopSampling := sampleHeap(&peak)
+		stopProfile := profileIngest(b)
+		cpuStart, gcStart := processCPU(), gcCPU()
 		ingestStart := time.Now()
 		b.StartTimer()
 		stop := run(b, s)
@@ -82,7 +90,9 @@ func BenchmarkIngest(b *testing.B) {
 			time.Sleep(5 * time.Millisecond)
 		}
 		ingest := time.Since(ingestStart)
+		cpu, gc := processCPU()-cpuStart, gcCPU()-gcStart
 		b.StopTimer()
+		stopProfile()
 		stop()
 		stopSampling()
 
@@ -91,12 +101,49 @@ func BenchmarkIngest(b *testing.B) {
 		b.ReportMetric(rawRate, "raw-fetch-msgs/s")
 		b.ReportMetric(ingestRate/rawRate, "ratio")
 		b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MB")
-		b.Logf("%s: %d messages; raw fetch %v (%.0f/s; the first, untimed, %v), ingest %v (%.0f/s), ratio %.2f, peak heap %.1f MB",
+		// CPU per message of this process while it ingests (the server's is not counted), and the collector's
+		// share of it: steadier than the rates on a shared machine.
+		b.ReportMetric(float64(cpu.Microseconds())/float64(n), "ingest-cpu-us/msg")
+		b.ReportMetric(gc.Seconds()*1e6/float64(n), "gc-cpu-us/msg")
+		b.Logf("%s: %d messages; raw fetch %v (%.0f/s; the first, untimed, %v), ingest %v (%.0f/s), ratio %.2f, peak heap %.1f MB, ingest CPU %v (GC %v)",
 			tg.name, n, raw.Round(time.Millisecond), rawRate, cold.Round(time.Millisecond), ingest.Round(time.Millisecond),
-			ingestRate, ingestRate/rawRate, float64(peak.Load())/(1<<20))
+			ingestRate, ingestRate/rawRate, float64(peak.Load())/(1<<20), cpu.Round(time.Millisecond), gc.Round(time.Millisecond))
 		b.StartTimer()
 	}
 }
+
+// gcCPU is the runtime's estimate of the CPU time its garbage collector has used so far.
+func gcCPU() time.Duration {
+	s := []rtmetrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}}
+	rtmetrics.Read(s)
+	if s[0].Value.Kind() != rtmetrics.KindFloat64 {
+		return 0
+	}
+	return time.Duration(s[0].Value.Float64() * float64(time.Second))
+}
+
+// profileIngest writes a CPU profile of the timed ingest alone to FEEDBRIDGE_BENCH_CPUPROFILE, when set
+// (-cpuprofile would also hold the delivery and the raw fetches); the profile of the last run is kept.
+func profileIngest(b *testing.B) func() {
+	path := os.Getenv("FEEDBRIDGE_BENCH_CPUPROFILE")
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}
+}
+
+// daemonGCPercent mirrors the constant of the same name in cli/serve.go, which this package cannot import.
+const daemonGCPercent = 200
 
 func benchTarget(b *testing.B) *imapTarget {
 	if addr := os.Getenv("FEEDBRIDGE_TEST_IMAP_ADDR"); addr != "" {

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package email
+
+import "time"
+
+// processCPU is not measured here; BenchmarkIngest then reports no CPU time.
+func processCPU() time.Duration { return 0 }
