@@ -190,6 +190,36 @@ func BenchmarkSearch(b *testing.B) {
 	}
 }
 
+// BenchmarkSearchQueued measures searches while the indexer's queue holds 10,000 or 50,000 records (the
+// most it holds, during a bulk import): the fill's newest records are put back in the queue, and the
+// indexer, not woken, leaves them there. It reports p50 and p95 per queue length.
+func BenchmarkSearchQueued(b *testing.B) {
+	st, ws, _ := fill(b, benchRecords(b))
+	terms := []string{"export", "dashboard", "straße", "wbal1", "slow export", "timeout error", "no such words here"}
+	for _, n := range []int{0, 10_000, indexBatch} {
+		b.Run(fmt.Sprintf("queued=%d", n), func(b *testing.B) {
+			if _, err := st.w.Exec(`INSERT INTO records_fts_pending(seq) SELECT seq FROM records ORDER BY seq LIMIT ?`, n); err != nil {
+				b.Fatal(err)
+			}
+			defer st.w.Exec(`DELETE FROM records_fts_pending`)
+			var lat []time.Duration
+			for b.Loop() {
+				for _, term := range terms {
+					q := core.ListQuery{Type: core.RecordFeedback, Search: core.Fold(term), Limit: core.DefaultPageSize + 1}
+					t0 := time.Now()
+					if _, err := st.Records(context.Background(), ws, q); err != nil {
+						b.Fatal(err)
+					}
+					lat = append(lat, time.Since(t0))
+				}
+			}
+			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "p95-ms")
+		})
+	}
+}
+
 // BenchmarkCreate measures one record per transaction: through core.Service (validation, contact and
 // company, full-text entry, insight job), and a bare single-row INSERT of the same row into the same kind of
 // file, the physical limit the API's create is compared with.
