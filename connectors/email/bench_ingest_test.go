@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"runtime"
 	"runtime/debug"
 	rtmetrics "runtime/metrics"
 	"runtime/pprof"
@@ -81,7 +82,7 @@ func BenchmarkIngest(b *testing.B) {
 		var peak atomic.Uint64
 		stopSampling := sampleHeap(&peak)
 		stopProfile := profileIngest(b)
-		cpuStart, gcStart := processCPU(), gcCPU()
+		cpuStart, gcStart, allocStart := processCPU(), gcCPU(), heapAllocs()
 		ingestStart := time.Now()
 		b.StartTimer()
 		stop := run(b, s)
@@ -90,7 +91,7 @@ func BenchmarkIngest(b *testing.B) {
 			time.Sleep(5 * time.Millisecond)
 		}
 		ingest := time.Since(ingestStart)
-		cpu, gc := processCPU()-cpuStart, gcCPU()-gcStart
+		cpu, gc, allocs := processCPU()-cpuStart, gcCPU()-gcStart, heapAllocs()-allocStart
 		b.StopTimer()
 		stopProfile()
 		stop()
@@ -105,11 +106,22 @@ func BenchmarkIngest(b *testing.B) {
 		// share of it: steadier than the rates on a shared machine.
 		b.ReportMetric(float64(cpu.Microseconds())/float64(n), "ingest-cpu-us/msg")
 		b.ReportMetric(gc.Seconds()*1e6/float64(n), "gc-cpu-us/msg")
+		b.ReportMetric(float64(allocs)/float64(n), "alloc-B/msg") // what the collector has to reclaim
 		b.Logf("%s: %d messages; raw fetch %v (%.0f/s; the first, untimed, %v), ingest %v (%.0f/s), ratio %.2f, peak heap %.1f MB, ingest CPU %v (GC %v)",
 			tg.name, n, raw.Round(time.Millisecond), rawRate, cold.Round(time.Millisecond), ingest.Round(time.Millisecond),
 			ingestRate, ingestRate/rawRate, float64(peak.Load())/(1<<20), cpu.Round(time.Millisecond), gc.Round(time.Millisecond))
 		b.StartTimer()
 	}
+}
+
+// heapAllocs is how many bytes the process has allocated on the heap so far.
+func heapAllocs() uint64 {
+	s := []rtmetrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	rtmetrics.Read(s)
+	if s[0].Value.Kind() != rtmetrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
 }
 
 // gcCPU is the runtime's estimate of the CPU time its garbage collector has used so far.
@@ -122,23 +134,48 @@ func gcCPU() time.Duration {
 	return time.Duration(s[0].Value.Float64() * float64(time.Second))
 }
 
-// profileIngest writes a CPU profile of the timed ingest alone to FEEDBRIDGE_BENCH_CPUPROFILE, when set
-// (-cpuprofile would also hold the delivery and the raw fetches); the profile of the last run is kept.
+// profileIngest profiles the timed ingest alone (-cpuprofile and -memprofile would also hold the delivery
+// and the raw fetches); the profiles of the last run are kept. FEEDBRIDGE_BENCH_CPUPROFILE names a CPU
+// profile; FEEDBRIDGE_BENCH_MEMPROFILE a heap profile taken after the ingest, with one taken before it
+// beside it (".before"), for `go tool pprof -sample_index=alloc_space -diff_base`.
 func profileIngest(b *testing.B) func() {
-	path := os.Getenv("FEEDBRIDGE_BENCH_CPUPROFILE")
-	if path == "" {
-		return func() {}
+	cpuPath, memPath := os.Getenv("FEEDBRIDGE_BENCH_CPUPROFILE"), os.Getenv("FEEDBRIDGE_BENCH_MEMPROFILE")
+	writeHeap := func(path string) {
+		if path == "" {
+			return
+		}
+		f, err := os.Create(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+			b.Fatal(err)
+		}
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
+	if memPath != "" {
+		runtime.GC() // the heap profile shows allocations as of the last collection
+		writeHeap(memPath + ".before")
 	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		b.Fatal(err)
+	var cpu *os.File
+	if cpuPath != "" {
+		var err error
+		if cpu, err = os.Create(cpuPath); err != nil {
+			b.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(cpu); err != nil {
+			b.Fatal(err)
+		}
 	}
 	return func() {
-		pprof.StopCPUProfile()
-		f.Close()
+		if cpu != nil {
+			pprof.StopCPUProfile()
+			cpu.Close()
+		}
+		if memPath != "" {
+			runtime.GC()
+			writeHeap(memPath)
+		}
 	}
 }
 

@@ -39,7 +39,29 @@ func (p *parsePool) work() {
 	for t := range p.tasks {
 		t.dst.msg, t.dst.err = p.parser.Parse(t.raw)
 		p.release(t.raw)
+		recycle(t.raw) // Parse keeps nothing of raw: everything it returns is copied out
 		t.done.Done()
+	}
+}
+
+// rawBufs holds the raw buffers of parsed messages for the next ones read, sparing the collector a buffer
+// per message.
+var rawBufs sync.Pool
+
+// maxPooledRaw is the largest raw buffer kept for reuse; larger messages are rare and get their own.
+const maxPooledRaw = 256 << 10
+
+// rawBuffer returns a buffer of length n, reused when one large enough is at hand.
+func rawBuffer(n int) []byte {
+	if b, ok := rawBufs.Get().(*[]byte); ok && cap(*b) >= n {
+		return (*b)[:n]
+	}
+	return make([]byte, n, (n+4095)&^4095) // rounded up, so that it fits more of the messages after it
+}
+
+func recycle(raw []byte) {
+	if c := cap(raw); c > 0 && c <= maxPooledRaw {
+		rawBufs.Put(&raw)
 	}
 }
 
@@ -52,7 +74,7 @@ func (p *parsePool) read(lit imap.LiteralReader) ([]byte, error) {
 	}
 	p.held += n
 	p.mu.Unlock()
-	raw := make([]byte, n)
+	raw := rawBuffer(n)
 	if _, err := io.ReadFull(lit, raw); err != nil {
 		p.release(raw)
 		return nil, err
