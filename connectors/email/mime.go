@@ -48,7 +48,12 @@ type collector struct {
 }
 
 func readPart(raw []byte, depth int) (*part, error) {
-	return readMessage(bytes.NewReader(raw), depth)
+	e, done, err := readTopEntity(raw)
+	if e == nil {
+		return nil, fmt.Errorf("email: read header: %w", err)
+	}
+	defer done()
+	return messagePart(e, depth), nil
 }
 
 func readMessage(r io.Reader, depth int) (*part, error) {
@@ -57,6 +62,11 @@ func readMessage(r io.Reader, depth int) (*part, error) {
 		return nil, fmt.Errorf("email: read header: %w", err)
 	}
 	defer done()
+	return messagePart(e, depth), nil
+}
+
+// messagePart reduces a message entity to a part, reading its body.
+func messagePart(e *entity, depth int) *part {
 	h := mail.Header{Header: e.header}
 	p := &part{header: h, fromRaw: h.Get("From"), dateRaw: h.Get("Date")}
 	p.mediaType = e.mediaType
@@ -74,7 +84,7 @@ func readMessage(r io.Reader, depth int) (*part, error) {
 	} else if len(c.html) > 0 {
 		p.text = htmlToText(strings.Join(c.html, "\n"))
 	}
-	return p, nil
+	return p
 }
 
 func (c *collector) walk(e *entity) {
