@@ -3,7 +3,6 @@ package sqlite
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"slices"
 	"strings"
 
@@ -29,7 +28,6 @@ func (s *Store) CreateRecords(ctx context.Context, ws core.ID, rs []core.NewReco
 			return err
 		}
 		b := newBulk(w, len(rs))
-		defer b.close()
 		checkpoints := map[string]core.Checkpoint{}
 		var order []string
 		for i, nr := range rs {
@@ -177,23 +175,16 @@ func (b *bulk) flush() error {
 	return nil
 }
 
-func (b *bulk) close() {
-	for _, m := range []*multiInsert{b.records, b.tags, b.jobs} {
-		if m.full != nil {
-			m.full.Close()
-		}
-	}
-}
-
-// multiInsert buffers rows of one INSERT and writes them in statements of up to rows rows; the full-size
-// statement is prepared once per transaction.
+// multiInsert buffers rows of one INSERT and writes them in statements of up to rows rows. They run
+// through the writer's statement cache, so the full-size statement is prepared once per store, not in
+// every transaction.
 type multiInsert struct {
 	w          *recordWriter
 	prefix     string
 	cols, rows int
 	args       []any
 	n          int
-	full       *sql.Stmt
+	full       string // the full-size statement, built on first use
 }
 
 func (m *multiInsert) add(args ...any) {
@@ -208,19 +199,16 @@ func (m *multiInsert) flush() error {
 	args := m.args
 	for m.n > 0 {
 		k := min(m.n, m.rows)
-		chunk := args[:k*m.cols]
-		var err error
+		var query string
 		if k == m.rows {
-			if m.full == nil {
-				if m.full, err = m.w.tx.PrepareContext(m.w.ctx, m.prefix+placeholders(m.rows, m.cols)); err != nil {
-					return err
-				}
+			if m.full == "" {
+				m.full = m.prefix + placeholders(m.rows, m.cols)
 			}
-			_, err = m.full.ExecContext(m.w.ctx, chunk...)
+			query = m.full
 		} else {
-			_, err = m.w.tx.ExecContext(m.w.ctx, m.prefix+placeholders(k, m.cols), chunk...)
+			query = m.prefix + placeholders(k, m.cols)
 		}
-		if err != nil {
+		if _, err := m.w.tx.ExecContext(m.w.ctx, query, args[:k*m.cols]...); err != nil {
 			return err
 		}
 		args = args[k*m.cols:]
