@@ -129,21 +129,7 @@ func BenchmarkSearch(b *testing.B) {
 		b.Run(m.name, func(b *testing.B) {
 			st.mode = m.mode
 			defer func() { st.mode = searchOrdered }()
-			var lat []time.Duration
-			for b.Loop() {
-				for _, term := range terms {
-					q := core.ListQuery{Type: core.RecordFeedback, Search: core.Fold(term), Limit: core.DefaultPageSize + 1}
-					t0 := time.Now()
-					if _, err := st.Records(context.Background(), ws, q); err != nil {
-						b.Fatal(err)
-					}
-					lat = append(lat, time.Since(t0))
-				}
-			}
-			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
-			b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "p95-ms")
-			b.ReportMetric(float64(lat[len(lat)-1].Microseconds())/1000, "max-ms")
+			searchLatencies(b, st, ws, terms)
 		})
 	}
 	// A small workspace beside the large one: its searches must not pay for the other's records.
@@ -162,21 +148,7 @@ func BenchmarkSearch(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Run("small-workspace", func(b *testing.B) {
-		var lat []time.Duration
-		for b.Loop() {
-			for _, term := range terms {
-				q := core.ListQuery{Type: core.RecordFeedback, Search: core.Fold(term), Limit: core.DefaultPageSize + 1}
-				t0 := time.Now()
-				if _, err := st.Records(context.Background(), small.ID, q); err != nil {
-					b.Fatal(err)
-				}
-				lat = append(lat, time.Since(t0))
-			}
-		}
-		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-		b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
-		b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "p95-ms")
-		b.ReportMetric(float64(lat[len(lat)-1].Microseconds())/1000, "max-ms")
+		searchLatencies(b, st, small.ID, terms)
 	})
 	for _, term := range terms {
 		b.Run("term="+term, func(b *testing.B) {
@@ -190,9 +162,29 @@ func BenchmarkSearch(b *testing.B) {
 	}
 }
 
+// searchLatencies runs a first-page search of Feedback for each term per iteration and reports the p50,
+// p95 and largest latency.
+func searchLatencies(b *testing.B, st *Store, ws core.ID, terms []string) {
+	var lat []time.Duration
+	for b.Loop() {
+		for _, term := range terms {
+			q := core.ListQuery{Type: core.RecordFeedback, Search: core.Fold(term), Limit: core.DefaultPageSize + 1}
+			t0 := time.Now()
+			if _, err := st.Records(context.Background(), ws, q); err != nil {
+				b.Fatal(err)
+			}
+			lat = append(lat, time.Since(t0))
+		}
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "p95-ms")
+	b.ReportMetric(float64(lat[len(lat)-1].Microseconds())/1000, "max-ms")
+}
+
 // BenchmarkSearchQueued measures searches while the indexer's queue holds 10,000 or 50,000 records (the
 // most it holds, during a bulk import): the fill's newest records are put back in the queue, and the
-// indexer, not woken, leaves them there. It reports p50 and p95 per queue length.
+// indexer, not woken, leaves them there. It reports p50, p95 and the largest latency per queue length.
 func BenchmarkSearchQueued(b *testing.B) {
 	st, ws, _ := fill(b, benchRecords(b))
 	terms := []string{"export", "dashboard", "straße", "wbal1", "slow export", "timeout error", "no such words here"}
@@ -202,20 +194,7 @@ func BenchmarkSearchQueued(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer st.w.Exec(`DELETE FROM records_fts_pending`)
-			var lat []time.Duration
-			for b.Loop() {
-				for _, term := range terms {
-					q := core.ListQuery{Type: core.RecordFeedback, Search: core.Fold(term), Limit: core.DefaultPageSize + 1}
-					t0 := time.Now()
-					if _, err := st.Records(context.Background(), ws, q); err != nil {
-						b.Fatal(err)
-					}
-					lat = append(lat, time.Since(t0))
-				}
-			}
-			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
-			b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "p95-ms")
+			searchLatencies(b, st, ws, terms)
 		})
 	}
 }
