@@ -96,7 +96,9 @@ func testKilledImportIsClosed(t *testing.T, cfg string, expireLeases func() erro
 	_, out, _ := run(t, cfg, "workspace", "create", "--name", "Killed import")
 	ws := strings.TrimSpace(out)
 	dir := t.TempDir()
-	const rows = 60_000
+	// Enough rows that the child is still importing while the test runs another import beside it and
+	// kills it: at 60,000 the faster SQLite import sometimes finished first (2.2 s).
+	const rows = 400_000
 	var sb strings.Builder
 	sb.WriteString("id,title,body,email\n")
 	for i := range rows {
