@@ -1,27 +1,104 @@
 package email
 
 import (
-	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Reply and forward prefixes as mail clients write them in common languages: Re, Fwd/FW, German AW/WG,
 // French TR, Spanish RV, Scandinavian SV/VS/VB, Dutch Antw/Doorst, Italian R/I/Rif, Portuguese Res/Enc,
 // Polish Odp/PD, Finnish VL/VS, Turkish YNT/İLT, Chinese and Japanese ones; optionally counted ("Re[2]:").
+// Those of forwardTokens mark a forward. Both are matched case-insensitively (simple case folding).
 var (
-	prefixRe  = regexp.MustCompile(`(?i)^\s*(?:re|fwd?|aw|wg|tr|rv|sv|vs|vb|antw|antwort|doorst|r|i|rif|res|enc|odp|pd|vl|ynt|İlt|回复|回覆|答复|转发|轉寄|転送|返信)\s*(?:\[\d+\]|\(\d+\))?\s*[:：]\s*`)
-	forwardRe = regexp.MustCompile(`(?i)^(?:fwd?|wg|tr|rv|vs|vb|doorst|i|enc|pd|İlt|转发|轉寄|転送)\s*(?:\[\d+\]|\(\d+\))?\s*[:：]`)
+	replyTokens   = []string{"re", "aw", "sv", "antw", "antwort", "r", "rif", "res", "odp", "vl", "ynt", "回复", "回覆", "答复", "返信"}
+	forwardTokens = []string{"fw", "fwd", "wg", "tr", "rv", "vs", "vb", "doorst", "i", "enc", "pd", "İlt", "转发", "轉寄", "転送"}
 )
+
+// subjectPrefix reads one reply or forward prefix at the start of s: optional white space, a token, an
+// optional count ("[2]" or "(2)"), a colon (ASCII or full-width) and the white space after it. It returns
+// the prefix's length (0 when s starts with none) and whether the token marks a forward. It is a hand-written
+// form of a regular expression that cost a tenth of the parser's time; FuzzSubjectPrefix holds it to that
+// expression.
+func subjectPrefix(s string) (n int, forward bool) {
+	i := skipSpace(s, 0)
+	j := i
+	for j < len(s) {
+		r, size := utf8.DecodeRuneInString(s[j:])
+		if !unicode.IsLetter(r) {
+			break
+		}
+		j += size
+	}
+	// Every token is followed by space, a count or the colon, none of them a letter: it is a whole run. No
+	// token is longer than seven letters of up to three bytes each.
+	tok := s[i:j]
+	switch {
+	case tok == "" || len(tok) > 21:
+		return 0, false
+	case hasFold(forwardTokens, tok):
+		forward = true
+	case !hasFold(replyTokens, tok):
+		return 0, false
+	}
+	k := skipSpace(s, j)
+	if k < len(s) && (s[k] == '[' || s[k] == '(') {
+		closing := byte(']')
+		if s[k] == '(' {
+			closing = ')'
+		}
+		m := k + 1
+		for m < len(s) && s[m] >= '0' && s[m] <= '9' {
+			m++
+		}
+		if m > k+1 && m < len(s) && s[m] == closing {
+			k = m + 1
+		}
+	}
+	k = skipSpace(s, k)
+	switch {
+	case strings.HasPrefix(s[k:], ":"):
+		k++
+	case strings.HasPrefix(s[k:], "："):
+		k += len("：")
+	default:
+		return 0, false
+	}
+	return skipSpace(s, k), forward
+}
+
+// skipSpace returns the index of the first byte at or after i that is not ASCII white space as regular
+// expressions' \s has it.
+func skipSpace(s string, i int) int {
+	for i < len(s) {
+		switch s[i] {
+		case ' ', '\t', '\n', '\f', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+func hasFold(tokens []string, s string) bool {
+	for _, t := range tokens {
+		if strings.EqualFold(t, s) {
+			return true
+		}
+	}
+	return false
+}
 
 // cleanSubject removes every leading reply or forward prefix, however many and in whatever case.
 func cleanSubject(s string) string {
 	s = collapseSpace(s)
 	for {
-		loc := prefixRe.FindStringIndex(s)
-		if loc == nil || loc[1] == 0 {
+		n, _ := subjectPrefix(s)
+		if n == 0 {
 			return strings.TrimSpace(s)
 		}
-		s = s[loc[1]:]
+		s = s[n:]
 	}
 }
 
@@ -30,13 +107,13 @@ func cleanSubject(s string) string {
 func isForwardSubject(s string) bool {
 	s = collapseSpace(s)
 	for {
-		if forwardRe.MatchString(s) {
+		n, forward := subjectPrefix(s)
+		if forward {
 			return true
 		}
-		loc := prefixRe.FindStringIndex(s)
-		if loc == nil || loc[1] == 0 {
+		if n == 0 {
 			return false
 		}
-		s = s[loc[1]:]
+		s = s[n:]
 	}
 }
