@@ -23,6 +23,7 @@ import (
 	"github.com/feedbridge/feedbridge/config"
 	"github.com/feedbridge/feedbridge/connectors"
 	"github.com/feedbridge/feedbridge/connectors/all"
+	"github.com/feedbridge/feedbridge/connectors/csvimport"
 	"github.com/feedbridge/feedbridge/core"
 	"github.com/feedbridge/feedbridge/store"
 )
@@ -35,6 +36,10 @@ type Options struct {
 	// Listening, when set, receives the bound address once the server accepts connections (tests).
 	Listening func(addr string)
 }
+
+// importSweepEvery is how often the daemon closes import runs whose process stopped (their lease has gone
+// 30 s without renewal), in every workspace.
+const importSweepEvery = time.Minute
 
 // Run serves until ctx ends, then shuts down: HTTP stops accepting and finishes in-flight requests, then
 // connectors and workers stop at their next safe boundary, then the store closes.
@@ -120,6 +125,9 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 			}
 		})
 	}
+	wg.Go(func() {
+		csvimport.SweepAbandoned(bgCtx, svc, importSweepEvery, log.WithField("component", "connectors"))
+	})
 	if workers != nil {
 		wg.Go(func() {
 			if err := workers.Run(bgCtx); err != nil {

@@ -134,6 +134,31 @@ func CloseAbandoned(ctx context.Context, svc *core.Service, ws core.ID) ([]core.
 	return closed, nil
 }
 
+// SweepAbandoned runs CloseAbandoned on every workspace once per interval until ctx ends. The daemon runs
+// it whatever its config: a killed `feedbridge import csv` into a workspace that no CSV entry serves would
+// otherwise stay "running" until the next import into that workspace.
+func SweepAbandoned(ctx context.Context, svc *core.Service, every time.Duration, log *logrus.Entry) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		wss, err := svc.Workspaces(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				log.WithError(err).Warn("csv: list workspaces to close abandoned import runs")
+			}
+			continue
+		}
+		for _, w := range wss {
+			closeAbandoned(ctx, svc, w.ID, log)
+		}
+	}
+}
+
 // closeAbandoned is CloseAbandoned for an import about to start: a failure is logged, never fatal.
 func closeAbandoned(ctx context.Context, svc *core.Service, ws core.ID, log *logrus.Entry) {
 	closed, err := CloseAbandoned(ctx, svc, ws)
