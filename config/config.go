@@ -61,11 +61,13 @@ type Insights struct {
 	OpenAI   OpenAI `koanf:"openai"`
 }
 
-// OpenAI points at any OpenAI-compatible chat-completions endpoint.
+// OpenAI points at any OpenAI-compatible chat-completions endpoint. Timeout bounds one attempt (a
+// request and its answer); a slow local model may need more than the default minute.
 type OpenAI struct {
-	BaseURL string `koanf:"base_url"`
-	APIKey  string `koanf:"api_key" secret:"true"`
-	Model   string `koanf:"model"`
+	BaseURL string        `koanf:"base_url"`
+	APIKey  string        `koanf:"api_key" secret:"true"`
+	Model   string        `koanf:"model"`
+	Timeout time.Duration `koanf:"timeout"`
 }
 
 // Connectors holds each kind's entries undecoded; connectors.Decode turns one entry into its struct.
@@ -102,7 +104,7 @@ func Default() Config {
 		Store:     Store{URL: "sqlite://./feedbridge-data/feedbridge.db"},
 		Log:       Log{Level: "info", Format: "text"},
 		Companies: Companies{PersonalDomains: PersonalDomains{Add: []string{}, Remove: []string{}}},
-		Insights:  Insights{Provider: "builtin", Workers: 2},
+		Insights:  Insights{Provider: "builtin", Workers: 2, OpenAI: OpenAI{Timeout: 60 * time.Second}},
 		Connectors: Connectors{
 			Slack: []map[string]any{},
 			Email: []map[string]any{},

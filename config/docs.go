@@ -20,6 +20,7 @@ func keyDocs() map[string]string {
 		"insights.openai.base_url":          "Chat-completions endpoint base, e.g. `https://api.openai.com/v1`. Required with provider openai.",
 		"insights.openai.api_key":           "Secret. Bearer key for the endpoint; may be `file:/path`.",
 		"insights.openai.model":             "Model name. Required with provider openai.",
+		"insights.openai.timeout":           "How long one attempt (request and answer) may take before it is retried; 0 means the default. An extension of the contract.",
 		"connectors.slack":                  "List of Slack entries, see below.",
 		"connectors.email":                  "List of IMAP inbox entries, see below.",
 		"connectors.csv":                    "List of scheduled CSV import entries, see below.",

@@ -43,6 +43,7 @@ http:
   shutdown_timeout: 45s
 log: {level: debug}
 store: {url: sqlite:///var/lib/feedbridge/file.db}
+insights: {openai: {timeout: 3m}}
 connectors:
   csv:
     - {name: from-file, workspace: "6744a1b2c3d4e5f601020304"}
@@ -68,6 +69,7 @@ connectors:
 			eq(t, "level", c.Log.Level, "debug")
 			eq(t, "format default", c.Log.Format, "text")
 			eq(t, "csv name", c.Connectors.CSV[0]["name"], any("from-file"))
+			eq(t, "openai timeout", c.Insights.OpenAI.Timeout, 3*time.Minute)
 		}},
 		{name: "env over file", yaml: file, env: []string{
 			"FEEDBRIDGE_STORE__URL=postgres://fb:pw@db:5432/fb",
@@ -234,6 +236,7 @@ func TestLoadResolvesFileSecrets(t *testing.T) {
 	}
 	eq(t, "store.url", c.Store.URL, "postgres://fb:s3cret@db:5432/fb")
 	eq(t, "api_key", c.Insights.OpenAI.APIKey, "sk-test-123")
+	eq(t, "openai timeout (default)", c.Insights.OpenAI.Timeout, time.Minute)
 	// Connector entries stay raw: their packages resolve them with ResolveSecret.
 	eq(t, "signing_secret", c.Connectors.Slack[0]["signing_secret"], any("file:/run/secrets/slack"))
 }

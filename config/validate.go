@@ -83,6 +83,9 @@ func (c *Config) validateInsights() []error {
 		if strings.TrimSpace(o.Model) == "" {
 			errs = append(errs, fmt.Errorf("insights.openai.model: is required when provider is openai"))
 		}
+		if o.Timeout < 0 {
+			errs = append(errs, fmt.Errorf("insights.openai.timeout: must be a duration such as 90s (0: the default minute), got %v", o.Timeout))
+		}
 	default:
 		errs = append(errs, fmt.Errorf("insights.provider: must be builtin, openai or off; got %q", c.Insights.Provider))
 	}

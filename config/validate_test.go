@@ -3,6 +3,7 @@ package config
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestValidate(t *testing.T) {
@@ -39,6 +40,10 @@ func TestValidate(t *testing.T) {
 		{name: "negative workers", mutate: func(c *Config) { c.Insights.Workers = -1 }, want: []string{"insights.workers"}},
 		{name: "openai incomplete", mutate: func(c *Config) { c.Insights.Provider = "openai" },
 			want: []string{"insights.openai.base_url", "insights.openai.model"}},
+		{name: "openai timeout", mutate: func(c *Config) {
+			c.Insights.Provider = "openai"
+			c.Insights.OpenAI = OpenAI{BaseURL: "http://127.0.0.1:11434/v1", Model: "llama3", Timeout: -time.Second}
+		}, want: []string{"insights.openai.timeout"}},
 		{name: "personal domains", mutate: func(c *Config) {
 			c.Companies.PersonalDomains.Add = []string{"ok.example", "jane@x.com"}
 			c.Companies.PersonalDomains.Remove = []string{""}

@@ -14,6 +14,7 @@ import (
 func newWorkers(cfg *config.Config, st core.Store, faults *core.Faults, reg prometheus.Registerer, log *logrus.Entry) (*insights.Pool, error) {
 	ex, err := insights.FromConfig(cfg.Insights.Provider, insights.OpenAIConfig{
 		BaseURL: cfg.Insights.OpenAI.BaseURL, APIKey: cfg.Insights.OpenAI.APIKey, Model: cfg.Insights.OpenAI.Model,
+		Timeout: cfg.Insights.OpenAI.Timeout,
 	})
 	if err != nil {
 		return nil, err

@@ -213,9 +213,10 @@ func llmAnswer(t *testing.T) func(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// The OpenAI-compatible endpoint answers 500, then 429 with Retry-After, then hangs; then it recovers.
-// Failures are counted in /metrics and logged, no job is dropped or failed for good, /readyz stays 200,
-// and once the endpoint answers every feedback gets its insights exactly once, without a restart.
+// The OpenAI-compatible endpoint answers 500, then 429 with Retry-After, then hangs (the daemon gives up
+// on each attempt after insights.openai.timeout); then it recovers. Failures are counted in /metrics and
+// logged, no job is dropped or failed for good, /readyz stays 200, and once the endpoint answers every
+// feedback gets its insights exactly once, without a restart.
 func TestFaultOpenAIEndpoint(t *testing.T) {
 	t.Parallel()
 	f := newFaultServer(llmAnswer(t), nil)
@@ -223,7 +224,7 @@ func TestFaultOpenAIEndpoint(t *testing.T) {
 	defer srv.Close()
 	e := newEnv(t, "", "")
 	_, key := e.workspace("LLM faults")
-	e.configure("", fmt.Sprintf("insights: {provider: openai, workers: 2, openai: {base_url: %q, api_key: %q, model: e2e-model}}\n",
+	e.configure("", fmt.Sprintf("insights: {provider: openai, workers: 2, openai: {base_url: %q, api_key: %q, model: e2e-model, timeout: 1s}}\n",
 		srv.URL+"/v1", llmKey))
 	db := e.inspect("")
 	d := e.start()
@@ -239,8 +240,11 @@ func TestFaultOpenAIEndpoint(t *testing.T) {
 		}
 		switch phase {
 		case "hang":
-			eventually(t, 20*time.Second, "requests hang", func() bool { return f.count("hang") >= 2 })
-			time.Sleep(2 * time.Second)
+			// The endpoint never answers; the attempts end at the configured second, not at the default minute.
+			eventually(t, 40*time.Second, "hung attempts given up after the configured timeout", func() bool {
+				return f.count("hang") >= 2 && metric(t, d, "feedbridge_insight_job_failures_total", `final="false"`) > failures &&
+					d.logged("insights: job failed, will retry", "error", "deadline") > 0
+			})
 		default:
 			eventually(t, 30*time.Second, phase+" counted and logged", func() bool {
 				return metric(t, d, "feedbridge_insight_job_failures_total", `final="false"`) > failures &&
