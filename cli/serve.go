@@ -31,7 +31,8 @@ func (a *app) serveCommand() *cobra.Command {
 // small, so letting the heap grow to three times it rather than twice costs a few MB and saves collector
 // CPU that the connectors and the store can use: BenchmarkIngest in connectors/email (10,000 messages, which
 // runs with the same value, so its figures are the daemon's) went from 27-35 to 19-29 µs of collector CPU per
-// message, and its peak heap from 13-16 MB to 21-28 MB (56 MB at most, in later runs of one process).
+// message, and its peak heap from 13-16 MB to 21-28 MB (20-31 MB once the benchmark collected before its
+// clock; earlier peaks of up to 56 MB were the benchmark's own setup garbage).
 const daemonGCPercent = 200
 
 // setGCPercent applies daemonGCPercent unless the operator chose with GOGC.
