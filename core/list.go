@@ -114,6 +114,11 @@ func ParseListRequest(req ListRequest) (ListQuery, error) {
 		}
 		q.UserID = ID(req.User)
 	}
+	// A record carries at most MaxTags tags, so a longer filter can match nothing; each value adds to the
+	// query's depth, and a thousand of them went past what the store takes.
+	if len(req.Tags) > MaxTags {
+		return q, invalid("tags", "too many tags", "A listing filters by at most %d tags; %d were given.", MaxTags, len(req.Tags))
+	}
 	for _, t := range req.Tags {
 		if !ValidID(t) {
 			return q, invalid("tags", "invalid tag id", "Each tags value must be a 24-character hex id; %q is not.", t)
