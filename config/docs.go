@@ -56,7 +56,7 @@ func connectorDocs() []struct {
 			entryKey{"password", "Secret; may be `file:/path`."},
 			entryKey{"allow_insecure", "Permit security none to a non-loopback server (credentials travel in clear)."},
 			entryKey{"auth", "password or xoauth2."},
-			entryKey{"oauth2", "With auth xoauth2: `{token_url, client_id, client_secret, refresh_token}`; client_secret and refresh_token are secrets."},
+			entryKey{"oauth2", "With auth xoauth2: `{token_url, client_id, client_secret, refresh_token}`; client_secret and refresh_token are secrets; token_url must be https (http only to a loopback address)."},
 			entryKey{"mailbox", "Mailbox to read, e.g. INBOX."},
 			entryKey{"processed_mailbox", "Where read messages go; empty: flag \\Seen and leave in place."},
 			entryKey{"failed_mailbox", "Where unparseable messages go; empty: leave them flagged."},
