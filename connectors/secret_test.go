@@ -1,12 +1,14 @@
-package config
+package connectors
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-func TestResolveSecret(t *testing.T) {
+func TestSecretValue(t *testing.T) {
 	dir := t.TempDir()
 	big := strings.Repeat("x", maxSecretSize+1)
 	tests := []struct {
@@ -31,9 +33,13 @@ func TestResolveSecret(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			value := tc.value
 			if tc.content != "" {
-				value = "file:" + writeFile(t, "secret"+string(rune('a'+i)), tc.content)
+				p := filepath.Join(dir, "secret"+string(rune('a'+i)))
+				if err := os.WriteFile(p, []byte(tc.content), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				value = "file:" + p
 			}
-			got, err := ResolveSecret(value)
+			got, err := Secret(value).Value()
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want one containing %q", err, tc.wantErr)
@@ -50,35 +56,24 @@ func TestResolveSecret(t *testing.T) {
 	}
 }
 
-func TestIsSecretKey(t *testing.T) {
-	tests := []struct {
-		key  string
-		want bool
-	}{
-		{"signing_secret", true},
-		{"bot_token", true},
-		{"password", true},
-		{"client_secret", true},
-		{"refresh_token", true},
-		{"api_key", true},
-		{"oauth2.client_secret", true},
-		{"oauth2.refresh_token", true},
-		{"headers.Authorization", true},
-		{"headers.X-Custom-Thing", true},
-		{"Password", true},
-		{"name", false},
-		{"username", false},
-		{"oauth2.client_id", false},
-		{"oauth2.token_url", false},
-		{"url", false},
-		{"headers", false},
-		{"team_id", false},
+// TestSecretReadAtUse: a rotated secret file is read again by the next Value, and printing a Secret shows
+// nothing of it.
+func TestSecretReadAtUse(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(p, []byte("old\n"), 0o600); err != nil {
+		t.Fatal(err)
 	}
-	for _, tc := range tests {
-		t.Run(tc.key, func(t *testing.T) {
-			if got := IsSecretKey(tc.key); got != tc.want {
-				t.Fatalf("IsSecretKey(%q) = %v, want %v", tc.key, got, tc.want)
-			}
-		})
+	s := Secret("file:" + p)
+	if v, err := s.Value(); err != nil || v != "old" {
+		t.Fatalf("first read: %q, %v", v, err)
+	}
+	if err := os.WriteFile(p, []byte("new\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := s.Value(); err != nil || v != "new" {
+		t.Fatalf("after rotation: %q, %v", v, err)
+	}
+	if got := fmt.Sprintf("%v %s %#v %+v", Secret("hunter2"), Secret("hunter2"), Secret("hunter2"), struct{ S Secret }{"hunter2"}); strings.Contains(got, "hunter2") {
+		t.Fatalf("a printed Secret shows its value: %s", got)
 	}
 }
