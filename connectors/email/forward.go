@@ -239,13 +239,13 @@ func separatorOf(t string) separatorKind {
 	if len(t) < 2 {
 		return notSeparator
 	}
-	if c := t[0]; (c == '-' || c == '_') && t[1] == c {
+	if c := t[0]; (c == '-' || c == '_' || c == '=') && t[1] == c {
 		n := 0
-		for n < len(t) && (t[n] == '-' || t[n] == '_') {
+		for n < len(t) && t[n] == c {
 			n++
 		}
 		if n == len(t) {
-			if t[0] == '_' && n >= 10 || n >= 20 {
+			if c == '_' && n >= 10 || c == '-' && n >= 20 {
 				return sepOriginal // a rule: what follows decides
 			}
 			return notSeparator
