@@ -150,6 +150,14 @@ func (discard) Write(p []byte) (int, error) { return len(p), nil }
 func (discard) Close() error                { return nil }
 
 func (im *importer) submission(f Fields) core.Submission {
+	// A release or timeframe column found by its alias in an import of another type is an ordinary
+	// unmapped column (CheckMappingType refused mapping it explicitly).
+	if im.opts.RecordType != core.RecordFeature {
+		f.Release = ""
+	}
+	if im.opts.RecordType != core.RecordObjective {
+		f.Timeframe = ""
+	}
 	return core.Submission{
 		Type:          im.opts.RecordType,
 		Title:         f.Title,
@@ -160,6 +168,8 @@ func (im *importer) submission(f Fields) core.Submission {
 		DefaultSource: "CSV",
 		CreatedAt:     f.CreatedAt,
 		TagIDs:        im.tags.ids(f.Tags),
+		Release:       f.Release,
+		Timeframe:     f.Timeframe,
 		DedupKey:      dedupKey(im.opts.Connector, f),
 	}
 }
@@ -345,6 +355,9 @@ func (im *importer) finish(ctx context.Context, cause error) (core.ImportRun, er
 	}
 	if im.opts.Progress != nil {
 		im.opts.Progress(im.run)
+	}
+	if unknown := im.tags.unknownLabels(); len(unknown) > 0 && im.opts.UnknownTags != nil {
+		im.opts.UnknownTags(unknown)
 	}
 	if log := im.opts.Log; log != nil {
 		log.WithFields(map[string]any{"file": im.run.File, "run": im.run.ID, "status": im.run.Status, "rows": im.run.Rows,
