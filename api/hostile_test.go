@@ -1,6 +1,8 @@
 package api
 
 import (
+	"net"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -31,4 +33,55 @@ func TestListTagsCap(t *testing.T) {
 			}
 		}
 	})
+}
+
+// customer_email takes at most 254 characters, the longest address a mail path carries.
+func TestCustomerEmailLength(t *testing.T) {
+	eachStore(t, func(t *testing.T, open opener) {
+		e := newEnv(t, open, envOpts{})
+		addr := func(n int) string { return strings.Repeat("a", 64) + "@" + strings.Repeat("b", n-64-1-4) + ".com" }
+		e.post("/api/records/feedback", map[string]any{"title": "Fits", "customer_email": addr(254)}).want(t, 201)
+		r := e.post("/api/records/feedback", map[string]any{"title": "Too long", "customer_email": addr(255)}).want(t, 400)
+		if code := r.errorCode(t); code != "customer_email is too long" {
+			t.Errorf("error %q: %s", code, r.body)
+		}
+		if !strings.Contains(string(r.body), "limit is 254") {
+			t.Errorf("body %s", r.body)
+		}
+	})
+}
+
+// Failed authentications are limited per client address: after 20 invalid keys the address gets 429 with
+// Retry-After and no lookup, while a key that just worked from it still works, and a client at another
+// address is not affected at all.
+func TestFailedAuthRateLimit(t *testing.T) {
+	e := newEnv(t, openSQLite, envOpts{})
+	e.get("/api/records/verify").want(t, 200) // the valid key, seen just before the attack
+	bad := "fbk_" + strings.Repeat("x", 40)
+	for i := range failedAuthBurst {
+		if r := e.do(req{method: "GET", path: "/api/records/verify", key: bad}); r.status != 401 {
+			t.Fatalf("guess %d: status %d, want 401", i, r.status)
+		}
+	}
+	r := e.do(req{method: "GET", path: "/api/records/verify", key: bad}).want(t, 429)
+	if code := r.errorCode(t); code != "too many failed authentications" || r.header.Get("Retry-After") == "" {
+		t.Errorf("error %q, Retry-After %q", code, r.header.Get("Retry-After"))
+	}
+	e.get("/api/records/verify").want(t, 200)
+
+	// Another client, at another loopback address.
+	other := &http.Client{Transport: &http.Transport{DialContext: (&net.Dialer{
+		LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.0.2")}}).DialContext}}
+	for key, want := range map[string]int{e.otherKey: 200, bad: 401} {
+		hr, err := http.NewRequest("GET", e.srv.URL+"/api/records/verify", nil)
+		must(t, err)
+		hr.Header.Set("X-API-Key", key)
+		hr.Header.Set("X-Forwarded-For", "127.0.0.1")
+		res, err := other.Do(hr)
+		must(t, err)
+		res.Body.Close()
+		if res.StatusCode != want {
+			t.Errorf("other client: status %d, want %d", res.StatusCode, want)
+		}
+	}
 }
