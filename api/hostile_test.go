@@ -85,3 +85,15 @@ func TestFailedAuthRateLimit(t *testing.T) {
 		}
 	}
 }
+
+// The signals window is at most 366 days: a longer one is a 400 naming the bound, never a scan of
+// everything.
+func TestSignalsWindowBound(t *testing.T) {
+	e := newEnv(t, openSQLite, envOpts{})
+	e.get("/api/records/signals?created_from=2025-01-01&created_to=2025-12-31").want(t, 200)
+	r := e.get("/api/records/signals?created_from=2000-01-01&created_to=2025-12-31").want(t, 400)
+	if code := r.errorCode(t); code != "window too long" || !strings.Contains(string(r.body), "366 days") {
+		t.Errorf("error %q: %s", code, r.body)
+	}
+	e.get("/api/records/signals?created_from=2000-01-01").want(t, 400)
+}

@@ -17,8 +17,8 @@ const (
 	MaxCustomerName = 200
 	// MaxCustomerEmail is the longest address a mail path can carry.
 	MaxCustomerEmail = 254
-	MaxTags         = 50
-	MaxRelease      = 200 // release and timeframe labels
+	MaxTags          = 50
+	MaxRelease       = 200 // release and timeframe labels
 )
 
 // Submission is one record to create, from any path: API, Slack, email or CSV.
