@@ -391,6 +391,12 @@ func isSpacedScript(s string) bool {
 }
 
 // foldText is the key under which the table's strings are looked up: lower case, white space collapsed.
+// Text without a run of white space is only lowered, which allocates nothing for lower-case ASCII.
 func foldText(s string) string {
-	return strings.ToLower(collapseSpace(s))
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '\t' || c == '\n' || c == ' ' && (i+1 == len(s) || s[i+1] == ' ' || i == 0) {
+			return strings.ToLower(collapseSpace(s))
+		}
+	}
+	return strings.ToLower(s)
 }
