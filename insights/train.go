@@ -109,7 +109,7 @@ func train(corpus []LabelledText) *model {
 			j := int((rng >> 33) % uint64(i+1))
 			order[i], order[j] = order[j], order[i]
 		}
-		lr := trainRate / (1 + 0.5*float64(epoch))
+		lr := trainRate / (1 + float64(0.5*float64(epoch)))
 		decay := 1 - float64(lr*trainL2)
 		for _, k := range order {
 			ex := exs[k]
