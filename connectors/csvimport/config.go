@@ -1,6 +1,7 @@
 package csvimport
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/url"
@@ -106,6 +107,8 @@ func parseConfig(c Config) (*entrySpec, error) {
 		e.recordType = t
 	}
 	if err := ValidateMapping(c.Mapping); err != nil {
+		errs = append(errs, err)
+	} else if err := CheckMappingType(c.Mapping, cmp.Or(e.recordType, core.RecordFeedback)); err != nil {
 		errs = append(errs, err)
 	}
 	if c.Timeout < 0 || c.MaxBytes < 0 {
