@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/feedbridge/feedbridge/core"
+	"github.com/feedbridge/feedbridge/store/internal/fairshare"
 )
 
 // recordSelect reads records with their labels resolved: assignee name, product label, tag labels in the
@@ -84,7 +85,20 @@ func (s *Store) record(ctx context.Context, q querier, ws, id core.ID) (core.Rec
 // or digits in a row has no trigram, and pg_trgm would read its whole index for it; such a search runs
 // with bitmap scans off, so that the choice is between the listing index (common text) and a sequential
 // scan (rare text).
+//
+// Every listing runs under the store's time limit (pgx cancels the statement on the server when it ends),
+// and a workspace runs one search at a time, so one tenant's searches queue behind each other instead of
+// taking the pool's connections from everyone else.
 func (s *Store) Records(ctx context.Context, ws core.ID, q core.ListQuery) ([]core.Record, error) {
+	ctx, cancel := fairshare.Cap(ctx, readLimit)
+	defer cancel()
+	if q.Search != "" {
+		leave, err := s.searches.Enter(ctx, string(ws))
+		if err != nil {
+			return nil, fail("records", fairshare.Err(ctx, err))
+		}
+		defer leave()
+	}
 	sql, args := listSQL(ws, q)
 	args = append([]any{pgx.QueryExecModeExec}, args...)
 	var out []core.Record
@@ -97,13 +111,13 @@ func (s *Store) Records(ctx context.Context, ws core.ID, q core.ListQuery) ([]co
 		return err
 	}
 	if q.Search == "" || hasTrigram(q.Search) {
-		return out, fail("records", read(s.pool))
+		return out, fail("records", fairshare.Err(ctx, read(s.pool)))
 	}
 	err := s.inTx(ctx, "records", func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SET LOCAL enable_bitmapscan = off`); err != nil {
 			return err
 		}
-		return read(tx)
+		return fairshare.Err(ctx, read(tx))
 	})
 	return out, err
 }
