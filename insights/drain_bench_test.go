@@ -178,7 +178,7 @@ func BenchmarkQueueFairness(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StopTimer()
-		if depth == 0 {
+		if depth == 0 && b.N > probes {
 			b.Logf("the backlog of %d drained before the last probe: the probes did not all run beside it", b.N)
 		}
 		sort.Slice(lags, func(i, j int) bool { return lags[i] < lags[j] })

@@ -31,6 +31,10 @@ type Store struct {
 
 var _ core.Store = (*Store)(nil)
 
+// searchRest is how long a workspace's search turn stays taken after a search, as a multiple of the
+// search's own time: a workspace searching without pause keeps at most half of one backend busy.
+const searchRest = 1.0
+
 // readLimit is the longest a listing runs before it is cancelled and answered as unavailable.
 const readLimit = 10 * time.Second
 
@@ -56,7 +60,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	if err != nil {
 		return nil, fail("open", err)
 	}
-	s := &Store{pool: pool, known: newKnown(), searches: fairshare.NewGate(1)}
+	s := &Store{pool: pool, known: newKnown(), searches: fairshare.NewGate(1, searchRest)}
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err
