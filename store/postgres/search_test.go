@@ -79,3 +79,32 @@ func TestLongSearchEndsWithItsDeadline(t *testing.T) {
 		t.Fatalf("search afterwards: %d records, %v", len(recs), err)
 	}
 }
+
+// A long search term is looked up in the trigram index by a part of it and confirmed whole: the record
+// holding the term is found, one holding only that part is not.
+func TestLongSearchTermIsConfirmedWhole(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := pgtest.Open(t)
+	ws := workspace(t, st, 0)
+	term := strings.Repeat("abcdefghij0123456789 ", 40)[:800]
+	titles := []string{"before " + term + " after", term[:400], "x" + term[1:]}
+	var batch []core.NewRecord
+	for _, title := range titles {
+		batch = append(batch, newRecord(title))
+	}
+	if _, err := st.CreateRecords(ctx, ws.ID, batch); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := st.Records(ctx, ws.ID, core.ListQuery{Type: core.RecordFeedback, Search: term, Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1 || recs[0].Title != titles[0] {
+		var got []string
+		for _, r := range recs {
+			got = append(got, r.Title[:20])
+		}
+		t.Fatalf("want only the record holding the whole term, got %q", got)
+	}
+}
