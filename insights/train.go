@@ -57,7 +57,7 @@ func classIndex(kind string) int {
 const (
 	trainEpochs   = 12
 	trainRate     = 0.2
-	trainL2       = 1e-5
+	trainL2       = 1e-4
 	trainMinCount = 2 // a feature seen in fewer training examples gets no weight
 	devShare      = 5 // one example in devShare goes to the dev split
 )
