@@ -146,22 +146,24 @@ func train(corpus []LabelledText) *model {
 			maxAbs = math.Max(maxAbs, math.Abs(w[b*numClasses+c]))
 		}
 	}
-	m := &model{scale: 1, w: make([]int8, hashBuckets*numClasses)}
+	scale := 1.0
 	if maxAbs > 0 {
-		m.scale = maxAbs / 127
+		scale = maxAbs / 127
 	}
+	dense := make([]int8, hashBuckets*numClasses)
 	for b := 0; b < hashBuckets; b++ {
 		if seen[b] < trainMinCount {
 			continue
 		}
 		for c := 0; c < numClasses; c++ {
-			m.w[b*numClasses+c] = int8(math.Round(w[b*numClasses+c] / m.scale))
+			dense[b*numClasses+c] = int8(math.Round(w[b*numClasses+c] / scale))
 		}
 	}
+	var qbias [numClasses]float64
 	for c := range bias {
-		m.bias[c] = math.Round(bias[c]/m.scale) * m.scale
+		qbias[c] = math.Round(bias[c]/scale) * scale
 	}
-	return m
+	return newModel(scale, qbias, dense)
 }
 
 func uniqueFeatures(fs []uint32) []uint32 {
