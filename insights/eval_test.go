@@ -52,8 +52,8 @@ func TestBuiltinAccuracy(t *testing.T) {
 	sort.Strings(names)
 	for _, name := range names {
 		th := evalSets[name]
-		t.Run(name, func(t *testing.T) {
-			path := filepath.Join("testdata", name)
+		path := filepath.Join("testdata", name)
+		t.Run(path, func(t *testing.T) {
 			if _, err := os.Stat(path); err != nil {
 				t.Fatalf("listed evaluation set missing: %v", err)
 			}
