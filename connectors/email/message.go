@@ -134,8 +134,8 @@ func titleFrom(levels []level, k int) string {
 // credit picks the customer, the innermost sender of the forward chain who is not a colleague, and returns
 // that level (-1 for none). Untrusted, only the sender of the message in the mailbox counts (trust.go). A
 // sender shown by display name only is passed over: Exchange does that for people of its own organisation.
-// Whoever put the message into the mailbox is the reporter, unless that is the customer or a colleague's
-// address the receiving server found forged.
+// Whoever put the message into the mailbox is the reporter, unless that is the customer. A colleague's
+// address the receiving server found forged is treated as its outer sender: the customer, never a reporter.
 func (p *Parser) credit(m *Message, levels []level, trusted bool) int {
 	customer := -1
 	inner := len(levels) - 1
@@ -143,7 +143,8 @@ func (p *Parser) credit(m *Message, levels []level, trusted bool) int {
 		inner = 0
 	}
 	for i := inner; i >= 0; i-- {
-		if e := levels[i].from.email; e != "" && !p.isInternal(e) {
+		// A colleague's address the receiving server found forged is the message's sender like any outsider.
+		if e := levels[i].from.email; e != "" && (!p.isInternal(e) || m.Distrusted != "") {
 			customer = i
 			break
 		}
