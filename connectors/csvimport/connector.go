@@ -33,17 +33,7 @@ var _ connectors.Builder = Build
 // Build is the connectors.Builder of `connectors.csv`: it validates every entry, without network calls,
 // and returns a Set that runs each entry's schedule on one replica at a time.
 func Build(entries []map[string]any, env connectors.Env) (connectors.Set, error) {
-	if env.Now == nil {
-		env.Now = time.Now
-	}
-	if env.Log == nil {
-		l := logrus.New()
-		l.SetOutput(io.Discard)
-		env.Log = logrus.NewEntry(l)
-	}
-	if env.Leases == nil && env.Service != nil {
-		env.Leases = env.Service.Store()
-	}
+	env = env.WithDefaults()
 	m, err := newMetrics(env.Metrics)
 	if err != nil {
 		return nil, fmt.Errorf("metrics: %w", err)
