@@ -10,7 +10,7 @@ import (
 	"github.com/feedbridge/feedbridge/core"
 )
 
-// source is the label every Slack record carries (contract §2.5).
+// source is the label every Slack record carries.
 const source = "Slack"
 
 // outcome is what one save came to.
