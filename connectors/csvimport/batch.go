@@ -367,14 +367,3 @@ func (im *importer) finish(ctx context.Context, cause error) (core.ImportRun, er
 	}
 	return im.run, cause
 }
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}

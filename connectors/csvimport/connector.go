@@ -261,3 +261,11 @@ func (e *entry) report(ctx context.Context, state string) {
 		e.log.WithError(err).Warn("csv: report connector status")
 	}
 }
+
+// sleep is connectors.Sleep with the context's error when it ends first.
+func sleep(ctx context.Context, d time.Duration) error {
+	if connectors.Sleep(ctx, d) {
+		return nil
+	}
+	return ctx.Err()
+}
