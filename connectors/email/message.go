@@ -5,14 +5,15 @@ import (
 	"encoding/hex"
 	"errors"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/feedbridge/feedbridge/core"
 )
 
-// Limits of the record fields (contract §2.1); longer values are cut rather than refused, because a customer's
+// The core's limits of the record fields; longer values are cut rather than refused, because a customer's
 // long message is still feedback.
 const (
-	maxTitle       = 500
-	maxDescription = 100_000
+	maxTitle       = core.MaxTitle
+	maxDescription = core.MaxDescription
 	truncatedMark  = "\n\n[truncated]"
 )
 
@@ -84,12 +85,12 @@ func (p *Parser) Parse(raw []byte) (Message, error) {
 		// An external forwarder who added no note: the forwarded text is what they meant.
 		desc = cleanBody(levels[len(levels)-1].text)
 	}
-	m.Description = truncate(strings.TrimSpace(desc), maxDescription, truncatedMark)
+	m.Description = core.Truncate(strings.TrimSpace(desc), maxDescription, truncatedMark)
 	m.Title = titleFrom(levels, k)
 	if m.Title == "" {
 		m.Title = firstLine(m.Description)
 	}
-	m.Title = truncate(m.Title, maxTitle, "…")
+	m.Title = core.Truncate(m.Title, maxTitle, "…")
 	if m.Title == "" {
 		return Message{}, ErrNoContent
 	}
@@ -196,19 +197,4 @@ func firstLine(s string) string {
 		}
 	}
 	return ""
-}
-
-// truncate cuts s to at most max runes, ending with mark when it had to cut.
-func truncate(s string, max int, mark string) string {
-	if utf8.RuneCountInString(s) <= max {
-		return s
-	}
-	keep := max - utf8.RuneCountInString(mark)
-	i, n := 0, 0
-	for i < len(s) && n < keep {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		n++
-	}
-	return strings.TrimRight(s[:i], " \n\t") + mark
 }
