@@ -19,8 +19,10 @@ import (
 // Load builds the configuration from the built-in defaults, the YAML file at path ("" for none), the
 // FEEDBRIDGE_ environment and the flags of flags that were set on the command line (nil for none). It
 // resolves "file:" secrets of the top-level sections; connector entries are resolved by their packages.
-// The error lists every problem found (unknown keys, bad types, unreadable secrets); the Config is nil
-// then. Errors carry no "config:" prefix; callers add their context. Load does not Validate.
+// The error lists every problem found (unknown keys, bad types, unreadable secrets). The Config is nil
+// only when the file cannot be read or parsed; with other problems it holds what could be decoded, so that
+// `config check` can list Validate's problems beside them. Errors carry no "config:" prefix; callers add
+// their context. Load does not Validate.
 func Load(path string, flags *pflag.FlagSet) (*Config, error) {
 	return load(path, flags, os.Environ)
 }
@@ -35,6 +37,7 @@ func load(path string, flags *pflag.FlagSet, environ func() []string) (*Config, 
 		for _, key := range unknownKeys(m, reflect.TypeFor[Config](), "") {
 			problems = append(problems, fmt.Errorf("unknown key %q %s", key, where(key)))
 		}
+
 		// confmap never fails; the error is part of the koanf interface only.
 		_ = k.Load(confmap.Provider(m, ""), nil)
 	}
@@ -46,9 +49,15 @@ func load(path string, flags *pflag.FlagSet, environ func() []string) (*Config, 
 		}
 		m, err := yaml.Parser().Unmarshal(b)
 		if err != nil {
-			return nil, fmt.Errorf("parse %s: %w", path, err)
+			return nil, fmt.Errorf("parse %s: %w", path, yamlError(err))
 		}
-		layer(m, func(string) string { return "in " + path })
+		lines := keyLines(b)
+		layer(m, func(key string) string {
+			if n := lines[key]; n > 0 {
+				return fmt.Sprintf("in %s line %d", path, n)
+			}
+			return "in " + path
+		})
 	}
 
 	envMap, envProblems := readEnv(environ)
@@ -69,7 +78,7 @@ func load(path string, flags *pflag.FlagSet, environ func() []string) (*Config, 
 	}
 	problems = append(problems, resolveSecrets(&cfg)...)
 	if len(problems) > 0 {
-		return nil, errors.Join(problems...)
+		return &cfg, errors.Join(problems...)
 	}
 	return &cfg, nil
 }
