@@ -36,19 +36,20 @@ readme_block() {
     seen && !open && $0 == fence { open = 1; next }
     open && /^```/ { exit }
     open { print }
-  ' "$repo/README.md"
+  ' "$readme"
 }
 
+git clone -q "$repo" "$work/feedbridge"
+git -C "$work/feedbridge" checkout -q "$(git -C "$repo" rev-parse HEAD)"
+readme="$work/feedbridge/README.md"
 run_cmd=$(readme_block "Quick start" "Run" '```sh' | sed '/^[[:space:]]*$/d')
 [ -n "$run_cmd" ] || fail "no \`\`\`sh block after \"Run\" in README.md's Quick start"
 [ "$(printf '%s\n' "$run_cmd" | wc -l)" -eq 1 ] || fail "the Quick start's run block is not one command: $run_cmd"
-import_cmd=$(awk '/^## Import CSV/{s=1;next} s&&/^## /{exit} s&&/^feedbridge import csv /{print;exit}' "$repo/README.md")
+import_cmd=$(awk '/^## Import CSV/{s=1;next} s&&/^## /{exit} s&&/^feedbridge import csv /{print;exit}' "$readme")
 [ -n "$import_cmd" ] || fail "no \`feedbridge import csv\` example in README.md's \"Import CSV\" section"
 echo "run command from the README: $run_cmd"
 echo "import example from the README: $import_cmd"
 
-git clone -q "$repo" "$work/feedbridge"
-git -C "$work/feedbridge" checkout -q "$(git -C "$repo" rev-parse HEAD)"
 mkdir "$work/home"
 cd "$work/feedbridge"
 [ ! -e feedbridge-data ] || fail "the clone already has feedbridge-data"
@@ -99,7 +100,7 @@ echo "daemon stopped by SIGINT with exit code 0"
 # The import example, with the README's way to get a binary and the demo workspace's id for ID.
 go build ./cmd/feedbridge
 export PATH="$PWD:$PATH"
-cp "$repo/.ci/testdata/export.csv" export.csv
+cp .ci/testdata/export.csv export.csv
 cmd=${import_cmd//--workspace ID/--workspace $workspace}
 [ "$cmd" != "$import_cmd" ] || fail "the import example has no --workspace ID to fill in"
 HOME="$work/home" bash -c "$cmd" >"$work/import.log" 2>&1 || { cat "$work/import.log"; fail "the import example failed"; }
