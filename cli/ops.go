@@ -13,7 +13,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/feedbridge/feedbridge/config"
-	"github.com/feedbridge/feedbridge/connectors/all"
+	"github.com/feedbridge/feedbridge/connectors"
+	_ "github.com/feedbridge/feedbridge/connectors/all" // every connector kind
 	"github.com/feedbridge/feedbridge/core"
 	"github.com/feedbridge/feedbridge/store"
 )
@@ -76,7 +77,7 @@ func (a *app) configCommand() *cobra.Command {
 			// the values, the connector entries, then the store and the workspaces the entries name.
 			problems := splitJoined(err)
 			problems = append(problems, cfg.Validate()...)
-			for _, p := range all.Validate(cfg.Connectors.ByKind()) {
+			for _, p := range connectors.ValidateAll(cfg.Connectors) {
 				problems = append(problems, splitJoined(p)...)
 			}
 			if !slices.ContainsFunc(problems, func(p error) bool { return strings.HasPrefix(p.Error(), "store.url") }) {
@@ -213,7 +214,7 @@ func splitJoined(err error) []error {
 // the entries whose workspace is a well-formed id (the connector's own check reports the others).
 func workspaceUses(cfg *config.Config) map[string]core.ID {
 	uses := map[string]core.ID{}
-	for kind, entries := range cfg.Connectors.ByKind() {
+	for kind, entries := range cfg.Connectors {
 		for i, e := range entries {
 			ws, _ := e["workspace"].(string)
 			id, err := core.ParseID(ws)

@@ -24,7 +24,7 @@ func RunExclusive(ctx context.Context, env Env, lock string, fn func(ctx context
 			log.WithError(err).Warn("lease: acquire failed")
 		}
 		if !ok {
-			sleep(ctx, leaseRenew/2+time.Duration(rand.Int64N(int64(leaseRenew/2))))
+			Sleep(ctx, leaseRenew/2+time.Duration(rand.Int64N(int64(leaseRenew/2))))
 			continue
 		}
 		log.Info("lease: acquired")
@@ -48,7 +48,7 @@ func holdAndRun(ctx context.Context, env Env, lock string, fn func(ctx context.C
 		for runCtx.Err() == nil {
 			if err := fn(runCtx); err != nil && runCtx.Err() == nil {
 				env.Log.WithField("lease", lock).WithError(err).Warn("exclusive task stopped; restarting")
-				sleep(runCtx, 5*time.Second)
+				Sleep(runCtx, 5*time.Second)
 			}
 		}
 	}()
@@ -67,14 +67,5 @@ func holdAndRun(ctx context.Context, env Env, lock string, fn func(ctx context.C
 				return
 			}
 		}
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
 	}
 }

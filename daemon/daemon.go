@@ -22,7 +22,7 @@ import (
 	"github.com/feedbridge/feedbridge/api"
 	"github.com/feedbridge/feedbridge/config"
 	"github.com/feedbridge/feedbridge/connectors"
-	"github.com/feedbridge/feedbridge/connectors/all"
+	_ "github.com/feedbridge/feedbridge/connectors/all" // every connector kind
 	"github.com/feedbridge/feedbridge/connectors/csvimport"
 	"github.com/feedbridge/feedbridge/core"
 	"github.com/feedbridge/feedbridge/store"
@@ -83,7 +83,7 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 	}
 
 	env := connectors.Env{Service: svc, Log: log.WithField("component", "connectors"), Metrics: reg, Leases: st, Holder: holderID(), Now: time.Now}
-	sets, err := all.Build(cfg.Connectors.ByKind(), env)
+	sets, err := connectors.BuildAll(cfg.Connectors, env)
 	if err != nil {
 		return fmt.Errorf("connectors: %w", err)
 	}
@@ -91,6 +91,8 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 		Log:       log.WithField("component", "http"),
 		RateLimit: api.RateLimit{PerSecond: cfg.HTTP.RateLimit.PerSecond, Burst: cfg.HTTP.RateLimit.Burst},
 		Metrics:   metrics,
+		// The registered kinds, so the document lists every kind this binary runs.
+		ConnectorKinds: connectors.Names(),
 		Extra: func(mux *http.ServeMux) {
 			for _, s := range sets {
 				if r, ok := s.(connectors.Router); ok {

@@ -136,8 +136,10 @@ func (im *importer) openErrors() (io.WriteCloser, error) {
 	if err := os.MkdirAll(filepath.Dir(im.opts.ErrorsFile), 0o750); err != nil {
 		return nil, err
 	}
-	// The rows hold customers' data: readable by the owner and group only.
-	return os.OpenFile(im.opts.ErrorsFile, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o640)
+	// The rows hold customers' data: readable by the owner and group only. The file was removed when the
+	// run began; it is created anew, never through a link someone put in its place (that would write the
+	// rows wherever the link points) and never into a file that appeared meanwhile.
+	return os.OpenFile(im.opts.ErrorsFile, os.O_CREATE|os.O_EXCL|os.O_WRONLY|openNoFollow, 0o640)
 }
 
 type discard struct{}

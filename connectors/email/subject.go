@@ -6,16 +6,8 @@ import (
 	"unicode/utf8"
 )
 
-// Reply and forward prefixes as mail clients write them in common languages: Re, Fwd/FW, German AW/WG,
-// French TR, Spanish RV, Scandinavian SV/VS/VB, Dutch Antw/Doorst, Italian R/I/Rif, Portuguese Res/Enc,
-// Polish Odp/PD, Finnish VL/VS, Turkish YNT/İLT, Chinese and Japanese ones; optionally counted ("Re[2]:").
-// Those of forwardTokens mark a forward. Both are matched case-insensitively (simple case folding).
-var (
-	replyTokens   = []string{"re", "aw", "sv", "antw", "antwort", "r", "rif", "res", "odp", "vl", "ynt", "回复", "回覆", "答复", "返信"}
-	forwardTokens = []string{"fw", "fwd", "wg", "tr", "rv", "vs", "vb", "doorst", "i", "enc", "pd", "İlt", "转发", "轉寄", "転送"}
-)
-
-// subjectPrefix reads one reply or forward prefix at the start of s: optional white space, a token, an
+// subjectPrefix reads one reply or forward prefix at the start of s: optional white space, a token of the
+// locale table (forwardTokens or replyTokens, matched case-insensitively by simple case folding), an
 // optional count ("[2]" or "(2)"), a colon (ASCII or full-width) and the white space after it. It returns
 // the prefix's length (0 when s starts with none) and whether the token marks a forward. It is a hand-written
 // form of a regular expression that cost a tenth of the parser's time; FuzzSubjectPrefix holds it to that
@@ -30,15 +22,20 @@ func subjectPrefix(s string) (n int, forward bool) {
 		}
 		j += size
 	}
-	// Every token is followed by space, a count or the colon, none of them a letter: it is a whole run. No
-	// token is longer than seven letters of up to three bytes each.
+	// Every token is followed by space, a count or the colon, none of them a letter: it is a whole run (with
+	// its full stop, for an abbreviation). No token is longer than 22 bytes.
 	tok := s[i:j]
-	switch {
-	case tok == "" || len(tok) > 21:
+	if j < len(s) && s[j] == '.' && tok != "" && len(tok) <= 21 && tokenKind(s[i:j+1]) != prefixNone {
+		j++ // a token written with its abbreviation's full stop ("Redir.:")
+		tok = s[i:j]
+	}
+	if tok == "" || len(tok) > 22 {
 		return 0, false
-	case hasFold(forwardTokens, tok):
+	}
+	switch tokenKind(tok) {
+	case prefixForward:
 		forward = true
-	case !hasFold(replyTokens, tok):
+	case prefixNone:
 		return 0, false
 	}
 	k := skipSpace(s, j)
@@ -79,6 +76,63 @@ func skipSpace(s string, i int) int {
 		}
 	}
 	return i
+}
+
+const (
+	prefixNone = iota
+	prefixReply
+	prefixForward
+)
+
+// asciiTokens holds the ASCII tokens of forwardTokens and replyTokens in lower case. No other token folds to
+// ASCII text, so an ASCII token is looked up there; others are compared with each token by simple folding.
+var asciiTokens = func() map[string]int {
+	m := map[string]int{}
+	for kind, list := range map[int][]string{prefixReply: replyTokens, prefixForward: forwardTokens} {
+		for _, t := range list {
+			if k, ok := lowerASCII(t); ok {
+				m[k] = kind
+			}
+		}
+	}
+	return m
+}()
+
+func tokenKind(tok string) int {
+	var buf [22]byte
+	if len(tok) <= len(buf) {
+		ascii := true
+		for i := 0; i < len(tok); i++ {
+			c := tok[i]
+			if c >= utf8.RuneSelf {
+				ascii = false
+				break
+			}
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			buf[i] = c
+		}
+		if ascii {
+			return asciiTokens[string(buf[:len(tok)])]
+		}
+	}
+	switch {
+	case hasFold(forwardTokens, tok):
+		return prefixForward
+	case hasFold(replyTokens, tok):
+		return prefixReply
+	}
+	return prefixNone
+}
+
+func lowerASCII(s string) (string, bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return "", false
+		}
+	}
+	return strings.ToLower(s), true
 }
 
 func hasFold(tokens []string, s string) bool {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -21,6 +22,9 @@ import (
 type Store struct {
 	pool  *pgxpool.Pool
 	known *known // what bulk writes resolved, for the next ones
+
+	claimMu    sync.Mutex
+	claimAfter string // the workspace this replica's last insight-job claim ended on (claim.go)
 }
 
 var _ core.Store = (*Store)(nil)

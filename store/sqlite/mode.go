@@ -54,15 +54,12 @@ func (m Mode) writerDSN() string {
 	return "&_txlock=immediate&_pragma=mmap_size(8589934592)&_pragma=wal_autocheckpoint(4000)"
 }
 
-// readerDSN is the read pool's extra parameters.
+// readerDSN is the read pools' extra parameters.
 func (m Mode) readerDSN() string {
-	switch m {
-	case ModeReadOnly:
-		return "&mode=ro&_query_only=1"
-	case ModeCommand:
-		return "&_query_only=1"
+	if m == ModeReadOnly {
+		return "&mode=ro"
 	}
-	return "&_query_only=1&_pragma=cache_size(-65536)"
+	return ""
 }
 
 // prepareFile makes sure the database file exists before SQLite opens it: its folder is created (0700)
@@ -100,7 +97,8 @@ func unwrapPath(err error) error {
 
 // openError names the file in an error met while opening it, and what to do when SQLite could not use it.
 func openError(path string, err error) error {
-	if errors.Is(err, core.ErrUnavailable) && !strings.Contains(err.Error(), "locked") && !strings.Contains(err.Error(), "busy") {
+	msg := err.Error()
+	if strings.Contains(msg, "unable to open") || strings.Contains(msg, "readonly") || strings.Contains(msg, "permission denied") || strings.Contains(msg, "disk I/O") {
 		return fmt.Errorf("sqlite store %s: %w (check that the file and its folder exist and this user may read and write them, or set store.url)", path, err)
 	}
 	return fmt.Errorf("sqlite store %s: %w", path, err)

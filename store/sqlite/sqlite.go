@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/feedbridge/feedbridge/core"
+	"github.com/feedbridge/feedbridge/store/internal/fairshare"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -26,12 +27,18 @@ type Store struct {
 	wc   *stmtCache
 	r    *sql.DB // query-only readers
 	rq   reader
+	sr   *sql.DB // query-only readers for searches alone
+	sq   reader
 	path string
 	now  func() time.Time
 	mode searchMode
 	role Mode  // how this process uses the store (mode.go)
 	turn *turn // writers of other processes get their turn (turn.go); nil when read-only
 	busy time.Duration
+
+	searches   *fairshare.Gate // one search at a time per workspace
+	readLimit  time.Duration   // longest a listing may run, whatever the caller's deadline
+	claimAfter string          // the workspace the last insight-job claim ended on (claim.go); the writer's
 
 	qmu          sync.Mutex    // guards queue and closed
 	queue        []*writeReq   // writes waiting for the writer (group.go)
@@ -59,6 +66,15 @@ var _ core.Store = (*Store)(nil)
 // readers is the size of the read pool; the machines this runs on have few cores and SQLite readers are
 // CPU-bound, so more connections only add contention.
 const readers = 4
+
+// searchReaders is the size of the search pool. A search can read a workspace's whole full-text posting
+// list, so searches get readers of their own: however many run, authentication, lookups and plain
+// listings keep all of the main pool. Each workspace holds at most one of them at a time, so two tenants'
+// searches never wait on each other's backlog, only on their own.
+const searchReaders = 2
+
+// readLimit is the longest a listing runs before it is interrupted and answered as unavailable.
+const readLimit = 10 * time.Second
 
 // busyTimeout is how long a write waits for another process's lock (the CLI next to the daemon) before it
 // fails as unavailable.
@@ -88,7 +104,8 @@ func open(ctx context.Context, path string, busy time.Duration, mode Mode) (*Sto
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
-	s := &Store{w: w, wc: newStmtCache(w), path: path, now: time.Now, busy: busy, role: mode, turn: openTurn(path, mode),
+	s := &Store{w: w, wc: newStmtCache(w), path: path, now: time.Now, busy: busy, searches: fairshare.NewGate(1), readLimit: readLimit,
+		role: mode, turn: openTurn(path, mode),
 		lead: make(chan struct{}, 1), nums: map[core.ID]int64{}, quit: make(chan struct{}), stopped: make(chan struct{}),
 		resolved: newResolved(), kick: make(chan struct{}, 1), urgent: make(chan struct{}, 1), indexed: make(chan struct{}), checkpointed: make(chan struct{})}
 	if mode != ModeDaemon {
@@ -99,7 +116,10 @@ func open(ctx context.Context, path string, busy time.Duration, mode Mode) (*Sto
 			s.Close()
 			return nil, openError(path, err)
 		}
-		return s.openReaders(ctx)
+		if err := s.openPools(); err != nil {
+			return nil, err
+		}
+		return s, nil
 	}
 	go s.maintain()
 	go s.indexer()
@@ -118,7 +138,7 @@ func open(ctx context.Context, path string, busy time.Duration, mode Mode) (*Sto
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
 	s.queued(queued)
-	if _, err := s.openReaders(ctx); err != nil {
+	if err := s.openPools(); err != nil {
 		return nil, err
 	}
 	ck, err := sql.Open("sqlite", dsn(path, busy, ""))
@@ -132,18 +152,34 @@ func open(ctx context.Context, path string, busy time.Duration, mode Mode) (*Sto
 	return s, nil
 }
 
-// openReaders opens the query-only pool. The readers open after the migrations so that their first
-// statement already sees the schema. On failure the store is closed.
-func (s *Store) openReaders(ctx context.Context) (*Store, error) {
-	r, err := sql.Open("sqlite", dsn(s.path, s.busy, s.role.readerDSN()))
+// openPools opens the two read pools (see searchReaders). They open after the migrations so that their
+// first statement already sees the schema. On failure the store is closed.
+func (s *Store) openPools() error {
+	r, err := openReaders(s.path, s.busy, readers, 65536, s.role.readerDSN())
 	if err != nil {
 		s.Close()
-		return nil, fmt.Errorf("sqlite: open %s: %w", s.path, err)
+		return fmt.Errorf("sqlite: open %s: %w", s.path, err)
 	}
-	r.SetMaxOpenConns(readers)
-	r.SetMaxIdleConns(readers)
 	s.r, s.rq = r, reader{newStmtCache(r)}
-	return s, nil
+	sr, err := openReaders(s.path, s.busy, searchReaders, 32768, s.role.readerDSN())
+	if err != nil {
+		s.Close()
+		return fmt.Errorf("sqlite: open %s: %w", s.path, err)
+	}
+	s.sr, s.sq = sr, reader{newStmtCache(sr)}
+	return nil
+}
+
+// openReaders opens a pool of n query-only connections, each with a page cache of cacheKiB; extra is the
+// process's own parameters (read-only, see Mode).
+func openReaders(path string, busy time.Duration, n, cacheKiB int, extra string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", dsn(path, busy, "&_query_only=1&_pragma=cache_size(-"+strconv.Itoa(cacheKiB)+")"+extra))
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(n)
+	db.SetMaxIdleConns(n)
+	return db, nil
 }
 
 // dsn builds the driver's name for path: a file: URI (so a path with '?' or '#' survives) with the pragmas
@@ -200,6 +236,10 @@ func (s *Store) Close() error {
 	if s.r != nil {
 		s.rq.c.close()
 		errs = append(errs, s.r.Close())
+	}
+	if s.sr != nil {
+		s.sq.c.close()
+		errs = append(errs, s.sr.Close())
 	}
 	if s.ck != nil {
 		errs = append(errs, s.ck.Close())
