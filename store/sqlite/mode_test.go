@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,5 +93,44 @@ func TestCommandsShareTheStore(t *testing.T) {
 	}
 	if _, err := OpenMode(t.Context(), filepath.Join(t.TempDir(), "none.db"), ModeReadOnly); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("read-only open of a missing file: want ErrNotExist, got %v", err)
+	}
+}
+
+// TestWritersTakeTurns: a daemon whose writer starts its next transaction the moment it commits (each
+// holding the lock for a while) still lets another process's write in between, well within that process's
+// busy timeout; without turns SQLite's polling for the lock would let the daemon win every time.
+func TestWritersTakeTurns(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "fb.db")
+	daemon := openT(t, path)
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			daemon.write(context.Background(), "busy", func(tx *wtx) error {
+				_, err := tx.raw.ExecContext(tx.ctx, `INSERT OR REPLACE INTO checkpoints(workspace_id, name, value, updated_at)
+					SELECT id, 'busy', 'x', 0 FROM workspaces LIMIT 1`)
+				time.Sleep(20 * time.Millisecond)
+				return err
+			})
+		}
+	}()
+	defer func() { close(stop); <-done }()
+
+	cmd, err := open(t.Context(), path, 2*time.Second, ModeCommand)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Close()
+	for i := range 5 {
+		ws := core.Workspace{ID: core.NewID(), Name: fmt.Sprint("W", i), Plan: core.PlanPro, CreatedAt: time.Now()}
+		if err := cmd.CreateWorkspace(t.Context(), ws); err != nil {
+			t.Fatalf("write %d of a command beside a busy daemon: %v", i, err)
+		}
 	}
 }
