@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -71,15 +72,18 @@ func Build(entries []map[string]any, env connectors.Env) (connectors.Set, error)
 func build(entries []map[string]any, env connectors.Env, opts options) (*Set, error) {
 	cfgs := make([]Config, len(entries))
 	var errs []error
+	decoded := true
 	for i, e := range entries {
 		if err := connectors.Decode(e, &cfgs[i]); err != nil {
 			errs = append(errs, fmt.Errorf("slack %q: %w", connectors.EntryName(e, i), err))
+			// An unknown key leaves the rest of the entry decoded: its other problems are listed too.
+			decoded = decoded && strings.HasPrefix(err.Error(), "unknown keys")
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
+	if decoded {
+		errs = append(errs, validateAll(cfgs))
 	}
-	if err := validateAll(cfgs); err != nil {
+	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 	log := env.Log
