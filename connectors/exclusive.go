@@ -26,7 +26,7 @@ func RunExclusive(ctx context.Context, env Env, lock string, fn func(ctx context
 			log.WithError(err).Warn("lease: acquire failed")
 		}
 		if !ok {
-			sleep(ctx, leaseRenew/2+time.Duration(rand.Int64N(int64(leaseRenew/2))))
+			Sleep(ctx, leaseRenew/2+time.Duration(rand.Int64N(int64(leaseRenew/2))))
 			continue
 		}
 		log.Info("lease: acquired")
@@ -50,7 +50,7 @@ func holdAndRun(ctx context.Context, env Env, lock string, fn func(ctx context.C
 		for runCtx.Err() == nil {
 			if err := guarded(runCtx, env, lock, fn); err != nil && runCtx.Err() == nil {
 				env.Log.WithField("lease", lock).WithError(err).Warn("exclusive task stopped; restarting")
-				sleep(runCtx, 5*time.Second)
+				Sleep(runCtx, 5*time.Second)
 			}
 		}
 	}()
@@ -77,13 +77,4 @@ func holdAndRun(ctx context.Context, env Env, lock string, fn func(ctx context.C
 func guarded(ctx context.Context, env Env, lock string, fn func(ctx context.Context) error) (err error) {
 	defer recovery.Guard(env.Log.WithField("lease", lock), "exclusive task", &err)
 	return fn(ctx)
-}
-
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
 }

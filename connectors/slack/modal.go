@@ -104,7 +104,7 @@ func choices(ls []core.Lookup) []*slackgo.OptionBlockObject {
 	ls = ls[:min(len(ls), maxOptions)]
 	out := make([]*slackgo.OptionBlockObject, len(ls))
 	for i, l := range ls {
-		out[i] = slackgo.NewOptionBlockObject(string(l.ID), plain(clip(l.Label, maxOptionText)), nil)
+		out[i] = slackgo.NewOptionBlockObject(string(l.ID), plain(core.Truncate(l.Label, maxOptionText, "…")), nil)
 	}
 	return out
 }
@@ -131,7 +131,8 @@ func (s *Set) submitIdeaModal(w http.ResponseWriter, a *app, team string, cb sla
 		CountsAgainstLimit: true,
 		// Input values arrive as typed, without Slack's message escaping.
 		Title:       field(blockTitle).Value,
-		Description: plainDescription(field(blockDescription).Value),
+		Description: field(blockDescription).Value,
+		PlainText:   true,
 		ProductID:   core.ID(field(blockProduct).SelectedOption.Value),
 		AssigneeID:  core.ID(field(blockAssignee).SelectedOption.Value),
 		Reporter:    reporter(cb.User.Name, cb.User.ID),

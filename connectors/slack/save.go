@@ -3,7 +3,6 @@ package slack
 import (
 	"context"
 	"errors"
-	"html"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -11,7 +10,7 @@ import (
 	"github.com/feedbridge/feedbridge/core"
 )
 
-// source is the label every Slack record carries (contract §2.5).
+// source is the label every Slack record carries.
 const source = "Slack"
 
 // outcome is what one save came to.
@@ -65,7 +64,7 @@ func (s *Set) settle(a *app, endpoint string, o outcome, log *logrus.Entry) stri
 	if o.err != nil {
 		text, fault := failureText(o.err, log)
 		if fault != "" {
-			s.status.failed(a, fault)
+			s.status.Failed(a.Name, fault)
 			s.metrics.count(endpoint, "error")
 		} else {
 			log.WithField("reason", o.err.Error()).Info("slack: record refused")
@@ -73,7 +72,7 @@ func (s *Set) settle(a *app, endpoint string, o outcome, log *logrus.Entry) stri
 		}
 		return text
 	}
-	s.status.succeeded(a)
+	s.status.Succeeded(a.Name)
 	result := "created"
 	if !o.res.Created {
 		result = "duplicate"
@@ -81,13 +80,4 @@ func (s *Set) settle(a *app, endpoint string, o outcome, log *logrus.Entry) stri
 	s.metrics.count(endpoint, result)
 	log.WithFields(logrus.Fields{"record": o.res.Record.ID, "result": result}).Info("slack: record saved")
 	return savedText(o.res)
-}
-
-// plainDescription hands Slack's plain text to the core as escaped HTML, so that text such as "the <div> is
-// misaligned" is kept as typed instead of being read as markup and sanitized away.
-func plainDescription(s string) string {
-	if s == "" {
-		return ""
-	}
-	return html.EscapeString(s)
 }
