@@ -1,11 +1,16 @@
 package api
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/feedbridge/feedbridge/core"
 )
@@ -96,4 +101,35 @@ func TestSignalsWindowBound(t *testing.T) {
 		t.Errorf("error %q: %s", code, r.body)
 	}
 	e.get("/api/records/signals?created_from=2000-01-01").want(t, 400)
+}
+
+// A cursor carries an HMAC keyed by the store's own secret: one computed the way an unkeyed checksum would
+// be, by anyone who knows the layout, is refused.
+func TestForgedCursorRefused(t *testing.T) {
+	eachStore(t, func(t *testing.T, open opener) {
+		e := newEnv(t, open, envOpts{})
+		for i := range 3 {
+			e.submit(e.ws.ID, core.Submission{Type: core.RecordFeedback, Title: fmt.Sprintf("r%d", i)})
+		}
+		first := e.get("/api/records?record_type=Feedback&limit=1").want(t, 200)
+		if first.header.Get("X-Next-Cursor") == "" {
+			t.Fatal("no next cursor")
+		}
+		e.get("/api/records?record_type=Feedback&limit=1&cursor="+first.header.Get("X-Next-Cursor")).want(t, 200)
+
+		q := core.ListQuery{Type: core.RecordFeedback}
+		pos := binary.BigEndian.AppendUint64(nil, uint64(time.Now().Add(time.Hour).UnixMilli()))
+		pos = append(pos, strings.Repeat("f", 24)...)
+		h := sha256.New()
+		fmt.Fprintf(h, "%s|%s|%s|%t|%d|%d|%d|%s|%s|%v|", e.ws.ID, q.Type, q.Search, q.Asc, q.From.UnixMilli(),
+			q.To.UnixMilli(), q.UpdatedSince.UnixMilli(), q.ProductID, q.UserID, q.TagIDs)
+		h.Write(pos)
+		for _, n := range []int{8, 16} {
+			forged := base64.RawURLEncoding.EncodeToString(append(append([]byte(nil), pos...), h.Sum(nil)[:n]...))
+			r := e.get("/api/records?record_type=Feedback&limit=1&cursor="+forged).want(t, 400)
+			if code := r.errorCode(t); code != "invalid cursor" {
+				t.Errorf("error %q", code)
+			}
+		}
+	})
 }
