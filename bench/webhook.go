@@ -61,9 +61,9 @@ func (h *pairHarness) sendHook(body string) (time.Duration, error) {
 	return h.timed(rq, http.StatusCreated)
 }
 
-// hookOpenLoop sends deliveries at a fixed rate for d, each on schedule whatever the earlier ones do, and
+// openLoop sends requests at a fixed rate for d, each on schedule whatever the earlier ones do, and
 // returns each latency measured from its scheduled start (so a stall counts against every request behind it).
-func (h *pairHarness) hookOpenLoop(ctx context.Context, rate float64, d time.Duration) ([]time.Duration, int, error) {
+func openLoop(ctx context.Context, rate float64, d time.Duration, send func(i int) error) ([]time.Duration, int) {
 	n := int(rate * d.Seconds())
 	interval := time.Duration(float64(time.Second) / rate)
 	var (
@@ -79,8 +79,7 @@ func (h *pairHarness) hookOpenLoop(ctx context.Context, rate float64, d time.Dur
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			body := fmt.Sprintf(`{"title":"Open loop delivery %d","description":"at a steady rate","source":"web"}`, i)
-			_, err := h.sendHook(body)
+			err := send(i)
 			mu.Lock()
 			defer mu.Unlock()
 			lat = append(lat, time.Since(due))
@@ -91,7 +90,7 @@ func (h *pairHarness) hookOpenLoop(ctx context.Context, rate float64, d time.Dur
 	}
 	wg.Wait()
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	return lat, failed, nil
+	return lat, failed
 }
 
 // addWebhookFigures runs both webhook trials and records their figures.
@@ -117,13 +116,22 @@ func (h *pairHarness) addWebhookFigures(ctx context.Context, p *Part, kind strin
 	if n >= 1000 {
 		dur = 20 * time.Second
 	}
-	lat, failed, err := h.hookOpenLoop(ctx, hookRate, dur)
-	if err != nil {
+	const body = `{"title":"Open loop delivery %d","description":"at a steady rate","source":"web"}`
+	lat, failed := openLoop(ctx, hookRate, dur, func(i int) error {
+		_, err := h.sendHook(fmt.Sprintf(body, i))
 		return err
-	}
+	})
 	s := Summarize(lat)
 	add("open_p50", fmt.Sprintf("p50 at %d requests/s for %s", hookRate, dur), ms(s.P50), "ms")
 	add("open_p99", fmt.Sprintf("p99 at %d requests/s for %s", hookRate, dur), ms(s.P99), "ms")
 	add("open_failed", fmt.Sprintf("failed at %d requests/s", hookRate), float64(failed), "requests")
+	// The API's create at the same rate right after: what the machine and the store allow at that rate.
+	lat, failed = openLoop(ctx, hookRate, dur, func(i int) error {
+		_, err := h.do("POST", h.api.URL+"/api/records/feedback", fmt.Sprintf(body, i+1_000_000), 201)
+		return err
+	})
+	s = Summarize(lat)
+	add("api_open_p99", fmt.Sprintf("API create p99 at %d requests/s for %s, same run", hookRate, dur), ms(s.P99), "ms")
+	add("api_open_failed", fmt.Sprintf("API create failed at %d requests/s", hookRate), float64(failed), "requests")
 	return nil
 }

@@ -75,9 +75,16 @@ func (a *app) configCommand() *cobra.Command {
 			for i, p := range problems {
 				msgs[i] = p.Error()
 			}
-			if err := a.print(map[string]any{"valid": len(problems) == 0, "problems": msgs}, func(w io.Writer) {
+			warnings := connectors.WarnAll(cfg.Connectors)
+			if warnings == nil {
+				warnings = []string{}
+			}
+			if err := a.print(map[string]any{"valid": len(problems) == 0, "problems": msgs, "warnings": warnings}, func(w io.Writer) {
 				for _, m := range msgs {
 					fmt.Fprintln(w, "problem:", m)
+				}
+				for _, m := range warnings {
+					fmt.Fprintln(w, "warning:", m)
 				}
 				if len(msgs) == 0 {
 					fmt.Fprintln(w, "configuration is valid")

@@ -70,6 +70,9 @@ type set struct {
 
 // Run polls every mailbox until ctx ends. Each mailbox holds the lease "email:<name>" while it is polled.
 func (s *set) Run(ctx context.Context) error {
+	for _, w := range s.Warnings() {
+		s.env.Log.Warn("email: " + w)
+	}
 	var wg sync.WaitGroup
 	for _, e := range s.entries {
 		wg.Go(func() { connectors.RunExclusive(ctx, s.env, "email:"+e.spec.Name, e.run) })

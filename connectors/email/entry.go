@@ -58,8 +58,8 @@ func newEntry(s *spec, env connectors.Env, m *metrics) *entry {
 	return &entry{
 		spec:         s,
 		env:          env,
-		log:          env.Log.WithFields(logrus.Fields{"connector": s.Name, "mailbox": s.Mailbox}),
-		parser:       NewParser(s.InternalDomains),
+		log:          env.Log.WithFields(logrus.Fields{"connector": s.Name, "workspace": s.ws, "mailbox": s.Mailbox}),
+		parser:       NewParser(s.InternalDomains).withAuthservID(s.AuthservID),
 		m:            m.forMailbox(s.Name, s.Mailbox),
 		tlsConfig:    tlsDefaults(),
 		wake:         make(chan struct{}, 1),

@@ -191,3 +191,18 @@ func FuzzHeaderBlock(f *testing.F) {
 func strip(s string) string {
 	return strings.Join(strings.Fields(s), "")
 }
+
+func TestSignOffs(t *testing.T) {
+	for _, s := range []string{"Sent from my iPhone", "Von meinem iPad gesendet", "Отправлено с iPhone", "Odoslané z iPhonu",
+		"Az iPhone-omról küldve", "Nosūtīts no mana iPhone", "iPhoneから送信", "发自我的iPhone", "나의 iPhone에서 보냄",
+		"iPhone'umdan gönderildi", "Lähetetty iPhonesta"} {
+		if !isSignOff(s) {
+			t.Errorf("isSignOff(%q) = false", s)
+		}
+	}
+	for _, s := range []string{"Sent the report yesterday", "Fatura dün gönderildi", "Lähetetty paketti saapui", "Az új verzió"} {
+		if isSignOff(s) {
+			t.Errorf("isSignOff(%q) = true", s)
+		}
+	}
+}

@@ -34,13 +34,17 @@ type Message struct {
 	// Reporter is the address of the colleague who forwarded the message (or wrote it, when internal).
 	Reporter  string `json:"reporter"`
 	Forwarded bool   `json:"forwarded"`
+	// Distrusted says why the sender, a colleague by address, was not trusted to vouch for the senders inside
+	// a forward (the receiving server found the address forged); the message then counts as the sender's own.
+	Distrusted string `json:"distrusted,omitempty"`
 	// SkipReason is non-empty for auto-replies and bounces, which must not become records.
 	SkipReason string `json:"skip_reason,omitempty"`
 }
 
 // Parser turns raw RFC 5322 messages into Messages. It holds only configuration, so one Parser may be shared.
 type Parser struct {
-	internal []string // lowercase domains whose senders are colleagues
+	internal   []string // lowercase domains whose senders are colleagues
+	authservID string   // when set, only Authentication-Results of this server count (trust.go)
 }
 
 // NewParser returns a Parser that treats senders of internalDomains (and their subdomains) as colleagues.
@@ -65,9 +69,14 @@ func (p *Parser) Parse(raw []byte) (Message, error) {
 	m := Message{MessageID: top.messageID, SkipReason: skipReason(top)}
 	levels := forwardChain(top)
 	m.Forwarded = len(levels) > 1
-	k := p.credit(&m, levels)
-	if k < 0 {
+	trusted, why := p.forwarderTrust(top)
+	m.Distrusted = why
+	k := p.credit(&m, levels, trusted)
+	switch {
+	case k < 0 && trusted:
 		k = len(levels) - 1 // nobody outside: the innermost message is still the feedback
+	case k < 0:
+		k = 0 // an untrusted forward is its sender's own message
 	}
 
 	desc := cleanBody(levels[k].text)
@@ -123,12 +132,17 @@ func titleFrom(levels []level, k int) string {
 }
 
 // credit picks the customer, the innermost sender of the forward chain who is not a colleague, and returns
-// that level (-1 for none). A sender shown by display name only is passed over: Exchange does that for people
-// of its own organisation. Whoever put the message into the mailbox is the reporter, unless that is the
-// customer.
-func (p *Parser) credit(m *Message, levels []level) int {
+// that level (-1 for none). Untrusted, only the sender of the message in the mailbox counts (trust.go). A
+// sender shown by display name only is passed over: Exchange does that for people of its own organisation.
+// Whoever put the message into the mailbox is the reporter, unless that is the customer or a colleague's
+// address the receiving server found forged.
+func (p *Parser) credit(m *Message, levels []level, trusted bool) int {
 	customer := -1
-	for i := len(levels) - 1; i >= 0; i-- {
+	inner := len(levels) - 1
+	if !trusted {
+		inner = 0
+	}
+	for i := inner; i >= 0; i-- {
 		if e := levels[i].from.email; e != "" && !p.isInternal(e) {
 			customer = i
 			break
@@ -137,7 +151,7 @@ func (p *Parser) credit(m *Message, levels []level) int {
 	if customer >= 0 {
 		m.CustomerEmail, m.CustomerName = levels[customer].from.email, levels[customer].from.name
 	}
-	if customer != 0 {
+	if customer != 0 && m.Distrusted == "" {
 		m.Reporter = levels[0].from.email
 	}
 	return customer
@@ -157,11 +171,14 @@ func (p *Parser) isInternal(addr string) bool {
 	return false
 }
 
-// dedupKey prefers the Message-ID; without one it hashes what stays the same when the same message is fetched
-// again (after a UIDVALIDITY change, say), so a re-read still finds the first record.
+// dedupKey prefers the Message-ID together with the sender's address, so that a stranger who sends a
+// message with the Message-ID of one not yet read cannot have the real one skipped as its duplicate: both
+// stay the same when the same message is fetched again (after a UIDVALIDITY change, or from a second
+// mailbox). Without a Message-ID it hashes what stays the same on such a re-read, so a re-read still finds
+// the first record. Keys stored before the sender was added are rewritten by the stores' migrations.
 func dedupKey(m Message, top *part) string {
 	if m.MessageID != "" {
-		return "email:" + m.MessageID
+		return "email:" + m.MessageID + " <" + top.from.email + ">"
 	}
 	h := sha256.New()
 	for _, s := range []string{top.fromRaw, top.dateRaw, top.subject, m.Description} {
