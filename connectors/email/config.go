@@ -12,7 +12,7 @@ import (
 	"github.com/feedbridge/feedbridge/core"
 )
 
-// Config is one `connectors.email` entry (contract §4): one mailbox of one IMAP account, bound to a workspace.
+// Config is one `connectors.email` entry: one mailbox of one IMAP account, bound to a workspace.
 type Config struct {
 	Name             string            `koanf:"name" doc:"Required, unique within the kind. Names checkpoints, leases and the entry in GET /api/connectors."`
 	Workspace        string            `koanf:"workspace" doc:"Required. Id of the workspace that receives the records."`

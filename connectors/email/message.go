@@ -5,14 +5,15 @@ import (
 	"encoding/hex"
 	"errors"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/feedbridge/feedbridge/core"
 )
 
-// Limits of the record fields (contract §2.1); longer values are cut rather than refused, because a customer's
+// The core's limits of the record fields; longer values are cut rather than refused, because a customer's
 // long message is still feedback.
 const (
-	maxTitle       = 500
-	maxDescription = 100_000
+	maxTitle       = core.MaxTitle
+	maxDescription = core.MaxDescription
 	truncatedMark  = "\n\n[truncated]"
 )
 
@@ -84,12 +85,12 @@ func (p *Parser) Parse(raw []byte) (Message, error) {
 		// An external forwarder who added no note: the forwarded text is what they meant.
 		desc = cleanBody(levels[len(levels)-1].text)
 	}
-	m.Description = truncate(strings.TrimSpace(desc), maxDescription, truncatedMark)
+	m.Description = core.Truncate(strings.TrimSpace(desc), maxDescription, truncatedMark)
 	m.Title = titleFrom(levels, k)
 	if m.Title == "" {
 		m.Title = firstLine(m.Description)
 	}
-	m.Title = truncate(m.Title, maxTitle, "…")
+	m.Title = core.Truncate(m.Title, maxTitle, "…")
 	if m.Title == "" {
 		return Message{}, ErrNoContent
 	}
@@ -134,8 +135,8 @@ func titleFrom(levels []level, k int) string {
 // credit picks the customer, the innermost sender of the forward chain who is not a colleague, and returns
 // that level (-1 for none). Untrusted, only the sender of the message in the mailbox counts (trust.go). A
 // sender shown by display name only is passed over: Exchange does that for people of its own organisation.
-// Whoever put the message into the mailbox is the reporter, unless that is the customer or a colleague's
-// address the receiving server found forged.
+// Whoever put the message into the mailbox is the reporter, unless that is the customer. A colleague's
+// address the receiving server found forged is treated as its outer sender: the customer, never a reporter.
 func (p *Parser) credit(m *Message, levels []level, trusted bool) int {
 	customer := -1
 	inner := len(levels) - 1
@@ -143,7 +144,8 @@ func (p *Parser) credit(m *Message, levels []level, trusted bool) int {
 		inner = 0
 	}
 	for i := inner; i >= 0; i-- {
-		if e := levels[i].from.email; e != "" && !p.isInternal(e) {
+		// A colleague's address the receiving server found forged is the message's sender like any outsider.
+		if e := levels[i].from.email; e != "" && (!p.isInternal(e) || m.Distrusted != "") {
 			customer = i
 			break
 		}
@@ -195,19 +197,4 @@ func firstLine(s string) string {
 		}
 	}
 	return ""
-}
-
-// truncate cuts s to at most max runes, ending with mark when it had to cut.
-func truncate(s string, max int, mark string) string {
-	if utf8.RuneCountInString(s) <= max {
-		return s
-	}
-	keep := max - utf8.RuneCountInString(mark)
-	i, n := 0, 0
-	for i < len(s) && n < keep {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		n++
-	}
-	return strings.TrimRight(s[:i], " \n\t") + mark
 }

@@ -196,26 +196,6 @@ func TestDedupKey(t *testing.T) {
 	})
 }
 
-func TestTruncate(t *testing.T) {
-	tests := []struct {
-		in   string
-		max  int
-		want string
-	}{
-		{"short", 10, "short"},
-		{"exactly10!", 10, "exactly10!"},
-		{"héllo wörld", 6, "héllo…"},
-		{"ab   cdef", 5, "ab…"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
-			if got := truncate(tt.in, tt.max, "…"); got != tt.want {
-				t.Errorf("truncate(%q, %d) = %q, want %q", tt.in, tt.max, got, tt.want)
-			}
-		})
-	}
-}
-
 func TestLongTitleFromBody(t *testing.T) {
 	raw := "From: jane@acme.com\r\nSubject:\r\n\r\n" + strings.Repeat("word ", 300) + "\r\n"
 	m, err := NewParser(nil).Parse([]byte(raw))

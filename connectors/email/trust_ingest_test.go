@@ -9,7 +9,7 @@ import (
 
 // TestForwardTrustIngest runs forged and real forwards through a real IMAP server into the store: only an
 // authenticated colleague's forward credits its inner sender, a forged colleague's address is logged and
-// credits nobody, a stranger's forward is the stranger's, and a stranger who reuses the Message-ID of a
+// the message is taken as that address's own, a stranger's forward is the stranger's, and a stranger who reuses the Message-ID of a
 // message not yet read does not make that message a duplicate.
 func TestForwardTrustIngest(t *testing.T) {
 	eachServer(t, func(t *testing.T, tg *imapTarget) {
@@ -21,11 +21,11 @@ func TestForwardTrustIngest(t *testing.T) {
 			distrust  string
 		}{
 			{"topmost Authentication-Results", nil,
-				[]string{"hank.scorpio@globex-corp.com", "", "mallory@evil.example"}, "DMARC failed for alice@example.com"},
+				[]string{"hank.scorpio@globex-corp.com", "alice@example.com", "mallory@evil.example"}, "DMARC failed for alice@example.com"},
 			{"authserv-id of the receiving server", "mx.example.com",
-				[]string{"hank.scorpio@globex-corp.com", "", "mallory@evil.example"}, "DMARC failed for alice@example.com"},
+				[]string{"hank.scorpio@globex-corp.com", "alice@example.com", "mallory@evil.example"}, "DMARC failed for alice@example.com"},
 			{"authserv-id of another server", "mx.elsewhere.example",
-				[]string{"", "", "mallory@evil.example"}, "no Authentication-Results from mx.elsewhere.example for alice@example.com"},
+				[]string{"alice@example.com", "alice@example.com", "mallory@evil.example"}, "no Authentication-Results from mx.elsewhere.example for alice@example.com"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				testForwardTrustIngest(t, tg, tc.authserv, tc.customers, tc.distrust)
@@ -55,7 +55,7 @@ func testForwardTrustIngest(t *testing.T, tg *imapTarget, authserv any, customer
 			t.Errorf("record %d %q: customer %q, want %q", i, recs[i].Title, recs[i].CustomerEmail, want)
 		}
 	}
-	if customers[0] != "" && recs[0].Customer != "Globex Corp" {
+	if customers[0] == "hank.scorpio@globex-corp.com" && recs[0].Customer != "Globex Corp" {
 		t.Errorf("authenticated forward: company %q, want Globex Corp", recs[0].Customer)
 	}
 	if recs[1].Reporter != "" {

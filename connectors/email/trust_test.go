@@ -56,7 +56,8 @@ func TestAuthFailure(t *testing.T) {
 }
 
 // TestForwardTrust: only a colleague's forward credits the senders inside it, and a colleague's address that
-// the receiving server found forged counts as nobody's: no customer, no reporter, and the reason to log.
+// the receiving server found forged makes the message its outer sender's own: that address is the customer,
+// there is no reporter, and the reason is logged.
 func TestForwardTrust(t *testing.T) {
 	const spoof = "Subject: Fwd: Cancel the contract\r\nMessage-ID: <t1@x.example>\r\nContent-Type: text/plain\r\n\r\n" +
 		"Please log this.\r\n\r\n---------- Forwarded message ---------\r\nFrom: Big Boss <ceo@bigcustomer.example>\r\n" +
@@ -68,7 +69,7 @@ func TestForwardTrust(t *testing.T) {
 	}{
 		{"colleague", "alice@example.com", "", "", goldenInternal, "ceo@bigcustomer.example", "alice@example.com", ""},
 		{"colleague, authenticated", "alice@example.com", "mx.example.com; dmarc=pass header.from=example.com", "mx.example.com", goldenInternal, "ceo@bigcustomer.example", "alice@example.com", ""},
-		{"colleague's address forged", "alice@example.com", "mx.example.com; dmarc=fail header.from=example.com", "", goldenInternal, "", "", "DMARC failed for alice@example.com"},
+		{"colleague's address forged", "alice@example.com", "mx.example.com; dmarc=fail header.from=example.com", "", goldenInternal, "alice@example.com", "", "DMARC failed for alice@example.com"},
 		{"stranger", "mallory@evil.example", "", "", goldenInternal, "mallory@evil.example", "", ""},
 		{"no internal domains", "alice@example.com", "", "", nil, "alice@example.com", "", ""},
 	}
