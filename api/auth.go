@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"mime"
 	"net/http"
 	"strconv"
@@ -40,8 +41,22 @@ func (s *Server) authed(next http.HandlerFunc) http.Handler {
 			writeError(w, r, errMissingKey)
 			return
 		}
-		ws, k, err := s.auth.authenticate(r.Context(), key)
-		if err != nil {
+		addr := clientAddr(r)
+		var (
+			ws  core.Workspace
+			k   core.APIKey
+			err error
+		)
+		if limited, retry := s.failedAuthLimited(addr); limited {
+			var ok bool
+			if ws, k, ok = s.auth.cached(key); !ok {
+				writeError(w, r, tooManyFailures(retry))
+				return
+			}
+		} else if ws, k, err = s.auth.authenticate(r.Context(), key); err != nil {
+			if errors.Is(err, core.ErrUnauthorized) {
+				s.authFailures.take(addr)
+			}
 			writeError(w, r, err)
 			return
 		}
@@ -89,6 +104,20 @@ const authCacheMax = 10_000
 
 func newAuthCache(svc *core.Service, ttl time.Duration, now func() time.Time) *authCache {
 	return &authCache{svc: svc, ttl: ttl, now: now, entries: map[string]authEntry{}}
+}
+
+// cached returns a key's lookup when it succeeded within the ttl, without asking the store.
+func (c *authCache) cached(key string) (core.Workspace, core.APIKey, bool) {
+	if c.ttl < 0 {
+		return core.Workspace{}, core.APIKey{}, false
+	}
+	c.mu.Lock()
+	e, ok := c.entries[core.HashAPIKey(key)]
+	c.mu.Unlock()
+	if !ok || !c.now().Before(e.expires) {
+		return core.Workspace{}, core.APIKey{}, false
+	}
+	return e.ws, e.key, true
 }
 
 func (c *authCache) authenticate(ctx context.Context, key string) (core.Workspace, core.APIKey, error) {

@@ -37,13 +37,21 @@ func newLimiter(rl RateLimit, now func() time.Time) *limiter {
 	return &limiter{rate: rl.PerSecond, burst: float64(rl.Burst), now: now, buckets: map[string]*bucket{}}
 }
 
-func (l *limiter) take(key string) decision {
+func (l *limiter) take(key string) decision { return l.decide(key, true) }
+
+// peek tells whether take would allow key now, without spending a token.
+func (l *limiter) peek(key string) decision { return l.decide(key, false) }
+
+func (l *limiter) decide(key string, spend bool) decision {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.sweep(now)
 	b, ok := l.buckets[key]
 	if !ok {
+		if !spend {
+			return decision{allowed: true, limit: int(l.burst), remaining: int(l.burst)}
+		}
 		b = &bucket{tokens: l.burst, last: now}
 		l.buckets[key] = b
 	}
@@ -53,7 +61,9 @@ func (l *limiter) take(key string) decision {
 	}
 	d := decision{limit: int(l.burst)}
 	if b.tokens >= 1 {
-		b.tokens--
+		if spend {
+			b.tokens--
+		}
 		d.allowed = true
 	} else {
 		d.retry = l.wait(1 - b.tokens)

@@ -13,8 +13,9 @@ import (
 
 // handlers are the endpoints; each reads the request, calls the service once and renders the answer.
 type handlers struct {
-	svc *core.Service
-	now func() time.Time
+	svc         *core.Service
+	now         func() time.Time
+	signalCache *signalCache
 }
 
 func (h *handlers) verify(w http.ResponseWriter, r *http.Request) {

@@ -55,11 +55,13 @@ type Server struct {
 	log     *logrus.Entry
 	metrics *Metrics
 	limiter *limiter
-	auth    *authCache
-	ready   func(ctx context.Context) error
-	openAPI []byte // served at /api/openapi.json
-	now     func() time.Time
-	mux     *http.ServeMux
+	// authFailures counts failed authentications per client address.
+	authFailures *limiter
+	auth         *authCache
+	ready        func(ctx context.Context) error
+	openAPI      []byte // served at /api/openapi.json
+	now          func() time.Time
+	mux          *http.ServeMux
 	// notAllowed holds the patterns registered only to answer 405; probing for Allow skips them.
 	notAllowed     map[string]bool
 	handler        http.Handler
@@ -93,6 +95,7 @@ func New(svc *core.Service, opts Options) *Server {
 		rl.Burst = 40
 	}
 	s.limiter = newLimiter(rl, s.now)
+	s.authFailures = newLimiter(RateLimit{PerSecond: failedAuthPerSecond, Burst: failedAuthBurst}, s.now)
 	doc, err := OpenAPIFor(opts.ConnectorKinds)
 	if err != nil {
 		s.log.WithError(err).Error("api: connector kinds not listed in the OpenAPI document")

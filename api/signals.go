@@ -9,16 +9,19 @@ import (
 	"github.com/feedbridge/feedbridge/insights"
 )
 
-// Signals defaults: a 30-day window ending now, the 20 most frequent themes.
+// Signals defaults: a 30-day window ending now, the 20 most frequent themes. A window is at most
+// maxSignalWindow long: the store aggregates every insight of it (and of the window before, for trends).
 const (
 	defaultSignalWindow = 30 * 24 * time.Hour
+	maxSignalWindow     = 366 * 24 * time.Hour
 	defaultSignalLimit  = 20
 )
 
 var signalParams = map[string]bool{"created_from": false, "created_to": false, "limit": false}
 
 // signals rolls the window's insights up by theme, with the trend against the window of the same length
-// just before it.
+// just before it. The store aggregates; the answer is kept briefly per workspace and query, so that a
+// dashboard polled by many clients costs one aggregation per few seconds.
 func (h *handlers) signals(w http.ResponseWriter, r *http.Request) {
 	from, to, limit, err := parseSignalsQuery(r.URL.RawQuery, h.now())
 	if err != nil {
@@ -26,20 +29,22 @@ func (h *handlers) signals(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ws := workspaceFrom(r.Context()).ID
-	cur, err := h.svc.Store().InsightRows(r.Context(), ws, from, to)
+	out, err := h.signalCache.do(string(ws)+"?"+r.URL.RawQuery, func() ([]signalView, error) {
+		length := to.Sub(from) + time.Millisecond // both bounds are inclusive
+		themes, err := h.svc.Store().ThemeSignals(r.Context(), ws, core.SignalQuery{
+			From: from, To: to, PrevFrom: from.Add(-length), PrevTo: from.Add(-time.Millisecond), Limit: limit})
+		if err != nil {
+			return nil, err
+		}
+		out := make([]signalView, 0, len(themes))
+		for _, t := range themes {
+			out = append(out, newSignalView(insights.FromTheme(t)))
+		}
+		return out, nil
+	})
 	if err != nil {
 		writeError(w, r, err)
 		return
-	}
-	length := to.Sub(from) + time.Millisecond // both bounds are inclusive
-	prev, err := h.svc.Store().InsightRows(r.Context(), ws, from.Add(-length), from.Add(-time.Millisecond))
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	out := make([]signalView, 0, limit)
-	for _, s := range insights.Rollup(cur, prev, limit) {
-		out = append(out, newSignalView(s))
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -63,6 +68,9 @@ func parseSignalsQuery(raw string, now time.Time) (from, to time.Time, limit int
 	}
 	if from.After(to) {
 		return from, to, 0, badRequest("invalid window", "created_from must not be after created_to.")
+	}
+	if to.Sub(from) > maxSignalWindow {
+		return from, to, 0, badRequest("window too long", "The window from created_from to created_to may span at most %d days.", int(maxSignalWindow/(24*time.Hour)))
 	}
 	limit = defaultSignalLimit
 	if v := vals.Get("limit"); v != "" {

@@ -24,6 +24,7 @@ type HTTP struct {
 	ReadTimeout       time.Duration `koanf:"read_timeout"`
 	WriteTimeout      time.Duration `koanf:"write_timeout"`
 	ShutdownTimeout   time.Duration `koanf:"shutdown_timeout"`
+	MaxConnections    int           `koanf:"max_connections"`
 }
 
 // RateLimit is the token bucket applied per API key.
@@ -85,6 +86,7 @@ func Default() Config {
 			ReadTimeout:       30 * time.Second,
 			WriteTimeout:      60 * time.Second,
 			ShutdownTimeout:   20 * time.Second,
+			MaxConnections:    1024,
 		},
 		Store:      Store{URL: "sqlite://./feedbridge-data/feedbridge.db"},
 		Log:        Log{Level: "info", Format: "text"},

@@ -9,6 +9,7 @@ func keyDocs() map[string]string {
 		"http.read_header_timeout":          "Extension. Time allowed to read request headers (guards against slow clients).",
 		"http.read_timeout":                 "Extension. Time allowed to read a whole request, body included.",
 		"http.write_timeout":                "Extension. Time allowed to write a response.",
+		"http.max_connections":              "Extension. Most client connections open at once; further ones wait in the listen queue until one closes. Keep it below the process's open-file limit.",
 		"http.shutdown_timeout":             "Extension. On SIGTERM/SIGINT, how long in-flight requests and connectors get to finish. Keep it below the orchestrator's grace period (Kubernetes: 30s).",
 		"store.url":                         "Database. `sqlite://PATH` (relative or absolute) or `postgres://user:pass@host:5432/db?sslmode=…`. Secret: may be `file:/path`; `config show` masks the password.",
 		"log.level":                         "trace, debug, info, warn or error.",

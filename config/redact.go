@@ -3,6 +3,7 @@ package config
 import (
 	"net/url"
 	"reflect"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -58,7 +59,22 @@ func redactString(secret bool, s string) string {
 	if secret {
 		return Mask
 	}
-	return redactURL(s)
+	if strings.Contains(s, "://") {
+		return redactURL(s)
+	}
+	return redactKeywords(s)
+}
+
+// keywordSecret finds a password in a libpq keyword/value connection string ("host=db password=s3cret" or
+// password='with spaces'), which is no URL.
+var keywordSecret = regexp.MustCompile(`(?i)\b((?:ssl)?password\s*=\s*)('(?:[^'\\]|\\.)*'?|[^\s']\S*)`)
+
+// redactKeywords masks the values of password keywords in a string that is not a URL.
+func redactKeywords(s string) string {
+	if !strings.Contains(strings.ToLower(s), "password") {
+		return s
+	}
+	return keywordSecret.ReplaceAllString(s, "${1}"+Mask)
 }
 
 // redactURL masks the password of a URL's user info and password-like query parameters (libpq accepts

@@ -139,3 +139,25 @@ func TestRedactURL(t *testing.T) {
 		})
 	}
 }
+
+// A libpq keyword/value connection string is no URL, and its password is masked all the same.
+func TestRedactedKeywordDSN(t *testing.T) {
+	for dsn, want := range map[string]string{
+		"host=db.internal user=fb password=KWPASS1 dbname=fb": "host=db.internal user=fb password=*** dbname=fb",
+		"host=db password = 'KW PASS2' sslmode=require":       "host=db password = *** sslmode=require",
+		`password='it\'s KWPASS3' host=db`:                    "password=*** host=db",
+		"host=db sslpassword=KWPASS4 PASSWORD=KWPASS5":        "host=db sslpassword=*** PASSWORD=***",
+		"postgres://u@db/fb?sslmode=disable&password=KWPASS6": "postgres://u@db/fb?password=%2A%2A%2A&sslmode=disable",
+		"host=db user=fb dbname=fb":                           "host=db user=fb dbname=fb",
+	} {
+		var c Config
+		c.Store.URL = dsn
+		got := lookup(t, c.Redacted(), "store.url")
+		if strings.Contains(dsn, "KWPASS") && strings.Contains(got.(string), "KWPASS") {
+			t.Errorf("%q shown as %q", dsn, got)
+		}
+		if !strings.Contains(dsn, "://") && got != want {
+			t.Errorf("%q shown as %q, want %q", dsn, got, want)
+		}
+	}
+}

@@ -26,6 +26,9 @@ func (c *Config) Validate() []error {
 	if !(c.HTTP.RateLimit.PerSecond > 0) {
 		add("http.rate_limit.per_second", "must be greater than 0, got %v", c.HTTP.RateLimit.PerSecond)
 	}
+	if c.HTTP.MaxConnections < 1 {
+		add("http.max_connections", "must be at least 1, got %d", c.HTTP.MaxConnections)
+	}
 	if c.HTTP.RateLimit.Burst < 1 {
 		add("http.rate_limit.burst", "must be at least 1, got %d", c.HTTP.RateLimit.Burst)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"math/rand/v2"
 	"time"
+
+	"github.com/feedbridge/feedbridge/internal/recovery"
 )
 
 // Lease timing: a holder renews every leaseRenew; a dead holder's lease runs out after leaseTTL, so another
@@ -46,7 +48,7 @@ func holdAndRun(ctx context.Context, env Env, lock string, fn func(ctx context.C
 	go func() {
 		defer close(done)
 		for runCtx.Err() == nil {
-			if err := fn(runCtx); err != nil && runCtx.Err() == nil {
+			if err := guarded(runCtx, env, lock, fn); err != nil && runCtx.Err() == nil {
 				env.Log.WithField("lease", lock).WithError(err).Warn("exclusive task stopped; restarting")
 				Sleep(runCtx, 5*time.Second)
 			}
@@ -68,4 +70,11 @@ func holdAndRun(ctx context.Context, env Env, lock string, fn func(ctx context.C
 			}
 		}
 	}
+}
+
+// guarded runs fn, turning a panic into an error: fn serves outside input (a mailbox, a CSV export), and a
+// panic on it restarts this task after the pause instead of ending the daemon.
+func guarded(ctx context.Context, env Env, lock string, fn func(ctx context.Context) error) (err error) {
+	defer recovery.Guard(env.Log.WithField("lease", lock), "exclusive task", &err)
+	return fn(ctx)
 }

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
@@ -46,8 +47,12 @@ func (s *Service) List(ctx context.Context, ws ID, req ListRequest) (Page, error
 	if err != nil {
 		return Page{}, err
 	}
+	key, err := s.cursorKey(ctx)
+	if err != nil {
+		return Page{}, err
+	}
 	if req.Cursor != "" {
-		c, err := decodeCursor(req.Cursor, ws, q)
+		c, err := decodeCursor(req.Cursor, key, ws, q)
 		if err != nil {
 			return Page{}, invalid("cursor", "invalid cursor", "The cursor was not issued for this listing; start again without it.")
 		}
@@ -63,7 +68,7 @@ func (s *Service) List(ctx context.Context, ws ID, req ListRequest) (Page, error
 	if len(recs) > limit {
 		p.Records = recs[:limit]
 		last := p.Records[limit-1]
-		p.Next = encodeCursor(Cursor{CreatedAt: last.CreatedAt, ID: last.ID}, ws, q)
+		p.Next = encodeCursor(Cursor{CreatedAt: last.CreatedAt, ID: last.ID}, key, ws, q)
 	}
 	return p, nil
 }
@@ -114,6 +119,11 @@ func ParseListRequest(req ListRequest) (ListQuery, error) {
 		}
 		q.UserID = ID(req.User)
 	}
+	// A record carries at most MaxTags tags, so a longer filter can match nothing; each value adds to the
+	// query's depth, and a thousand of them went past what the store takes.
+	if len(req.Tags) > MaxTags {
+		return q, invalid("tags", "too many tags", "A listing filters by at most %d tags; %d were given.", MaxTags, len(req.Tags))
+	}
 	for _, t := range req.Tags {
 		if !ValidID(t) {
 			return q, invalid("tags", "invalid tag id", "Each tags value must be a 24-character hex id; %q is not.", t)
@@ -148,31 +158,49 @@ func parseTimeParam(name, v string, end bool) (time.Time, error) {
 	return time.Time{}, invalid(name, "invalid "+name, "%s must be an RFC 3339 timestamp or a YYYY-MM-DD date.", name)
 }
 
-// Cursors are opaque to clients: the last position plus a checksum over the workspace and the query, so a
-// cursor that was never issued, or one from another listing, is refused instead of silently misread.
-func cursorSum(pos []byte, ws ID, q ListQuery) []byte {
-	h := sha256.New()
+// Cursors are opaque to clients: the last position plus an HMAC, keyed by the store's own secret, over the
+// workspace, the query and the position. A cursor that this store never issued, or one from another
+// listing, is refused instead of silently misread, and no client can make one.
+func cursorSum(key, pos []byte, ws ID, q ListQuery) []byte {
+	h := hmac.New(sha256.New, key)
 	fmt.Fprintf(h, "%s|%s|%s|%t|%d|%d|%d|%s|%s|%v|", ws, q.Type, q.Search, q.Asc, q.From.UnixMilli(),
 		q.To.UnixMilli(), q.UpdatedSince.UnixMilli(), q.ProductID, q.UserID, q.TagIDs)
 	h.Write(pos)
-	return h.Sum(nil)[:8]
+	return h.Sum(nil)[:cursorSumLen]
 }
 
-func encodeCursor(c Cursor, ws ID, q ListQuery) string {
+// cursorSumLen is how much of the HMAC a cursor carries: 128 bits cannot be guessed.
+const cursorSumLen = 16
+
+func encodeCursor(c Cursor, key []byte, ws ID, q ListQuery) string {
 	pos := binary.BigEndian.AppendUint64(nil, uint64(c.CreatedAt.UnixMilli()))
 	pos = append(pos, c.ID...)
-	return base64.RawURLEncoding.EncodeToString(append(pos, cursorSum(pos, ws, q)...))
+	return base64.RawURLEncoding.EncodeToString(append(pos, cursorSum(key, pos, ws, q)...))
 }
 
-func decodeCursor(s string, ws ID, q ListQuery) (Cursor, error) {
+func decodeCursor(s string, key []byte, ws ID, q ListQuery) (Cursor, error) {
 	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil || len(b) != 8+24+8 {
+	if err != nil || len(b) != 8+24+cursorSumLen {
 		return Cursor{}, fmt.Errorf("malformed cursor")
 	}
 	pos, sum := b[:32], b[32:]
-	if string(sum) != string(cursorSum(pos, ws, q)) || !ValidID(string(pos[8:])) {
-		return Cursor{}, fmt.Errorf("cursor checksum mismatch")
+	if !hmac.Equal(sum, cursorSum(key, pos, ws, q)) || !ValidID(string(pos[8:])) {
+		return Cursor{}, fmt.Errorf("cursor signature mismatch")
 	}
 	ms := int64(binary.BigEndian.Uint64(pos[:8]))
 	return Cursor{CreatedAt: time.UnixMilli(ms).UTC(), ID: ID(pos[8:])}, nil
+}
+
+// cursorKey reads the store's cursor secret once and keeps it.
+func (s *Service) cursorKey(ctx context.Context) ([]byte, error) {
+	s.keyMu.Lock()
+	defer s.keyMu.Unlock()
+	if s.cursorSecret == nil {
+		k, err := s.store.StoreSecret(ctx, "cursor")
+		if err != nil {
+			return nil, fmt.Errorf("cursor key: %w", err)
+		}
+		s.cursorSecret = k
+	}
+	return s.cursorSecret, nil
 }

@@ -57,22 +57,26 @@ func TestParseListRequest(t *testing.T) {
 }
 
 func TestCursorRoundTrip(t *testing.T) {
+	key, other := []byte("0123456789abcdef0123456789abcdef"), []byte("another store's key, 32 bytes!!!")
 	q := ListQuery{Type: RecordIdea, Search: "x"}
 	c := Cursor{CreatedAt: time.UnixMilli(1763800000123).UTC(), ID: NewID()}
-	s := encodeCursor(c, "ws1", q)
-	got, err := decodeCursor(s, "ws1", q)
+	s := encodeCursor(c, key, "ws1", q)
+	got, err := decodeCursor(s, key, "ws1", q)
 	if err != nil || !got.CreatedAt.Equal(c.CreatedAt) || got.ID != c.ID {
 		t.Fatalf("round trip: %+v, %v", got, err)
 	}
-	if _, err := decodeCursor(s, "ws2", q); err == nil {
+	if _, err := decodeCursor(s, key, "ws2", q); err == nil {
 		t.Error("cursor accepted for another workspace")
 	}
+	if _, err := decodeCursor(s, other, "ws1", q); err == nil {
+		t.Error("cursor accepted by a store with another key")
+	}
 	q.Search = "y"
-	if _, err := decodeCursor(s, "ws1", q); err == nil {
+	if _, err := decodeCursor(s, key, "ws1", q); err == nil {
 		t.Error("cursor accepted for another query")
 	}
 	for _, bad := range []string{"", "bogus", "AAAA", s + "A"} {
-		if _, err := decodeCursor(bad, "ws1", q); err == nil {
+		if _, err := decodeCursor(bad, key, "ws1", q); err == nil {
 			t.Errorf("cursor %q accepted", bad)
 		}
 	}
@@ -91,6 +95,6 @@ func FuzzListQuery(f *testing.F) {
 		if q.Limit < 1 || q.Limit > MaxPageSize {
 			t.Fatalf("limit %d out of range", q.Limit)
 		}
-		_, _ = decodeCursor(cursor, "ws", q)
+		_, _ = decodeCursor(cursor, []byte("key"), "ws", q)
 	})
 }

@@ -31,6 +31,9 @@ type Service struct {
 	attempts  int
 	wsCache   sync.Map // ID → wsState, see writable
 	faults    *Faults
+
+	keyMu        sync.Mutex
+	cursorSecret []byte // the store's cursor key, read on first use
 }
 
 // NewService wires a service to its store.

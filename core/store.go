@@ -148,6 +148,10 @@ type Store interface {
 	InsightQueueDepth(ctx context.Context) (int, error)
 	Insights(ctx context.Context, ws ID, recordID ID) ([]Insight, error)
 	InsightRows(ctx context.Context, ws ID, from, to time.Time) ([]InsightRow, error)
+	// StoreSecret returns a secret the store made once for itself ("cursor": the key that signs cursors).
+	StoreSecret(ctx context.Context, name string) ([]byte, error)
+	// ThemeSignals aggregates a window's insights by theme in the store (GET /records/signals).
+	ThemeSignals(ctx context.Context, ws ID, q SignalQuery) ([]ThemeSignal, error)
 
 	// Leases coordinate replicas: one holder per name at a time.
 	Leases

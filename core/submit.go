@@ -15,8 +15,10 @@ const (
 	MaxTitle        = 500
 	MaxDescription  = 100_000
 	MaxCustomerName = 200
-	MaxTags         = 50
-	MaxRelease      = 200 // release and timeframe labels
+	// MaxCustomerEmail is the longest address a mail path can carry.
+	MaxCustomerEmail = 254
+	MaxTags          = 50
+	MaxRelease       = 200 // release and timeframe labels
 )
 
 // Submission is one record to create, from any path: API, Slack, email or CSV.
@@ -167,6 +169,9 @@ func (s *Service) prepare(sub Submission) (NewRecord, error) {
 		nr.Description = StripTags(nr.Description)
 	}
 	if e := strings.TrimSpace(sub.CustomerEmail); e != "" {
+		if n := runeLen(e); n > MaxCustomerEmail {
+			return NewRecord{}, invalid("customer_email", "customer_email is too long", "The customer_email has %d characters; the limit is %d.", n, MaxCustomerEmail)
+		}
 		addr, err := ParseEmail(e)
 		if err != nil {
 			return NewRecord{}, invalid("customer_email", "invalid customer_email", "customer_email must be one bare address such as jane@acme.com.")

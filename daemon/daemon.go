@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/sirupsen/logrus"
+	"golang.org/x/net/netutil"
 
 	"github.com/feedbridge/feedbridge/api"
 	"github.com/feedbridge/feedbridge/config"
@@ -104,9 +105,9 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          nil,
 	}
-	ln, err := net.Listen("tcp", cfg.HTTP.Listen)
+	ln, err := listen(cfg.HTTP)
 	if err != nil {
-		return fmt.Errorf("listen %s: %w", cfg.HTTP.Listen, err)
+		return err
 	}
 	log.WithFields(logrus.Fields{"addr": ln.Addr().String(), "store": storeKind(cfg.Store.URL)}).Info("feedbridge serving")
 	if opts.Listening != nil {
@@ -225,4 +226,15 @@ func NewLogger(c config.Log, w io.Writer) (*logrus.Entry, error) {
 		return nil, errors.New("log.format must be text or json")
 	}
 	return logrus.NewEntry(l), nil
+}
+
+// listen opens the HTTP listener, accepting at most max_connections at once: each open connection holds a
+// file descriptor and a goroutine, and past the cap a flood of idle ones would starve real clients and the
+// store of descriptors. Connections beyond it wait in the kernel's queue until one closes.
+func listen(cfg config.HTTP) (net.Listener, error) {
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("listen %s: %w", cfg.Listen, err)
+	}
+	return netutil.LimitListener(ln, cfg.MaxConnections), nil
 }

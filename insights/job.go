@@ -10,6 +10,8 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/feedbridge/feedbridge/core"
+
+	"github.com/feedbridge/feedbridge/internal/recovery"
 )
 
 // storeTimeout bounds each store call that records a job's outcome; they run detached from the pool's
@@ -113,7 +115,11 @@ func (p *Pool) extract(ctx context.Context, job core.InsightJob) ([]core.Insight
 	for i, t := range tags {
 		labels[i] = t.Label
 	}
-	got, err := p.ex.Extract(ctx, Input{Title: rec.Title, Text: rec.Description, Tags: labels})
+	got, err := func() (got []Insight, err error) {
+		// The text is a customer's; a panic on it fails this job (retried, then kept as failed), not the daemon.
+		defer recovery.Guard(p.log, "insights: extract", &err)
+		return p.ex.Extract(ctx, Input{Title: rec.Title, Text: rec.Description, Tags: labels})
+	}()
 	if err != nil {
 		return nil, fmt.Errorf("%s extractor: %w", p.ex.Name(), err)
 	}

@@ -171,3 +171,16 @@ func newestRecords(r map[core.ID]time.Time) []core.ID {
 }
 
 func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
+
+// FromTheme makes the signal of a theme the store has aggregated: the same object Rollup gives for the
+// same insights.
+func FromTheme(t core.ThemeSignal) Signal {
+	s := Signal{
+		Theme: t.Theme, Count: t.Count, Records: t.Records, Companies: t.Companies,
+		Kinds: kindCounts(t.Kinds), Trend: trend(t.Count, t.Previous), Examples: t.Examples,
+	}
+	if t.Count > 0 {
+		s.SentimentAvg = round3(t.ScoreSum / float64(t.Count))
+	}
+	return s
+}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/feedbridge/feedbridge/core"
+
+	"github.com/feedbridge/feedbridge/internal/recovery"
 )
 
 // importer carries one run: it streams rows into batches and keeps the run's counters, which always add
@@ -221,6 +223,7 @@ func (im *importer) send(ctx context.Context) error {
 	default:
 		go func() {
 			defer close(b.done)
+			defer recovery.Guard(im.opts.Log, "csv: write batch", &b.err)
 			b.res, b.err = im.write(ctx, b.subs)
 		}()
 	}

@@ -230,7 +230,7 @@ func (m *moverConn) close() {
 // worker has finished.
 func (e *entry) stream(ctx context.Context, c *imapclient.Client, uids []imap.UID) <-chan *batch {
 	out := make(chan *batch, 1)
-	p := newParsePool(e.parser, runtime.GOMAXPROCS(0))
+	p := newParsePool(e.parser, runtime.GOMAXPROCS(0), e.log)
 	go func() {
 		defer func() {
 			p.close()

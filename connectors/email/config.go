@@ -34,7 +34,7 @@ type Config struct {
 
 // OAuth2Config is the refresh-token flow used with auth xoauth2 (Gmail, Microsoft 365).
 type OAuth2Config struct {
-	TokenURL     string            `koanf:"token_url" doc:"Token endpoint, http(s)."`
+	TokenURL     string            `koanf:"token_url" doc:"Token endpoint, https (http only to a loopback address)."`
 	ClientID     string            `koanf:"client_id" doc:"OAuth client id."`
 	ClientSecret connectors.Secret `koanf:"client_secret" doc:"OAuth client secret."`
 	RefreshToken connectors.Secret `koanf:"refresh_token" doc:"Long-lived refresh token."`
@@ -129,8 +129,12 @@ func parseConfig(c Config) (*spec, error) {
 func checkOAuth2(o *OAuth2Config) []error {
 	var errs []error
 	u, err := url.Parse(o.TokenURL)
-	if o.TokenURL == "" || err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		errs = append(errs, errors.New("oauth2.token_url: must be an http(s) URL"))
+	switch {
+	case o.TokenURL == "" || err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "":
+		errs = append(errs, errors.New("oauth2.token_url: must be an https URL"))
+	case u.Scheme == "http" && !isLoopback(u.Hostname()):
+		// The client secret and refresh token go in the request body.
+		errs = append(errs, errors.New("oauth2.token_url: must be https (http only to a loopback address)"))
 	}
 	if o.ClientID == "" {
 		errs = append(errs, errors.New("oauth2.client_id: is required with auth xoauth2"))

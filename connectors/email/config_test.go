@@ -46,7 +46,12 @@ func TestBuildValidates(t *testing.T) {
 		{"unknown key", validEntry(map[string]any{"mailboxes": "INBOX"}), []string{"unknown keys: mailboxes"}},
 		{"xoauth2", validEntry(map[string]any{"auth": "xoauth2", "password": nil, "oauth2": oauth}), nil},
 		{"xoauth2 incomplete", validEntry(map[string]any{"auth": "xoauth2", "oauth2": map[string]any{"token_url": "ftp://x"}}),
-			[]string{"oauth2.token_url: must be an http(s) URL", "oauth2.client_id: is required", "oauth2.refresh_token: is required"}},
+			[]string{"oauth2.token_url: must be an https URL", "oauth2.client_id: is required", "oauth2.refresh_token: is required"}},
+		{"xoauth2 token_url over http", validEntry(map[string]any{"auth": "xoauth2", "password": nil, "oauth2": map[string]any{
+			"token_url": "http://oauth2.example.com/token", "client_id": "c", "refresh_token": "r"}}),
+			[]string{"oauth2.token_url: must be https (http only to a loopback address)"}},
+		{"xoauth2 token_url over http to loopback", validEntry(map[string]any{"auth": "xoauth2", "password": nil, "oauth2": map[string]any{
+			"token_url": "http://127.0.0.1:8999/token", "client_id": "c", "refresh_token": "r"}}), nil},
 		{"bad auth", validEntry(map[string]any{"auth": "kerberos"}), []string{"auth: must be password or xoauth2"}},
 		{"processed is the mailbox", validEntry(map[string]any{"processed_mailbox": "inbox"}), []string{"processed_mailbox: must differ"}},
 		{"negative poll", validEntry(map[string]any{"poll_interval": "-5s"}), []string{"poll_interval: must be positive"}},

@@ -163,7 +163,7 @@ func TestFetchConnectionLostMidMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := &entry{parser: NewParser(nil), m: newMetrics(nil).forMailbox("support-inbox", "INBOX")}
-	p := newParsePool(e.parser, 1)
+	p := newParsePool(e.parser, 1, nil)
 	defer p.close()
 	sent := 0
 	err = e.fetch(c, []imap.UID{7}, p, func(*batch) bool { sent++; return true })

@@ -5,6 +5,9 @@ import (
 	"sync"
 
 	"github.com/emersion/go-imap/v2"
+	"github.com/sirupsen/logrus"
+
+	"github.com/feedbridge/feedbridge/internal/recovery"
 )
 
 // parsePool parses fetched messages on a few goroutines while the fetcher goes on reading the connection.
@@ -12,6 +15,7 @@ import (
 // message (a message larger than the budget waits until nothing else is held).
 type parsePool struct {
 	parser *Parser
+	log    *logrus.Entry
 	tasks  chan parseTask
 	wg     sync.WaitGroup
 	mu     sync.Mutex
@@ -25,9 +29,9 @@ type parseTask struct {
 	done *sync.WaitGroup
 }
 
-func newParsePool(parser *Parser, workers int) *parsePool {
+func newParsePool(parser *Parser, workers int, log *logrus.Entry) *parsePool {
 	// The queue lets the fetcher read a batch ahead of the workers; rawBudget, not its length, bounds memory.
-	p := &parsePool{parser: parser, tasks: make(chan parseTask, batchSize)}
+	p := &parsePool{parser: parser, log: log, tasks: make(chan parseTask, batchSize)}
 	p.room = sync.NewCond(&p.mu)
 	for range max(workers, 1) {
 		p.wg.Go(p.work)
@@ -37,11 +41,18 @@ func newParsePool(parser *Parser, workers int) *parsePool {
 
 func (p *parsePool) work() {
 	for t := range p.tasks {
-		t.dst.msg, t.dst.err = p.parser.Parse(t.raw)
+		t.dst.msg, t.dst.err = p.parseGuarded(t.raw)
 		p.release(t.raw)
 		recycle(t.raw) // Parse keeps nothing of raw: everything it returns is copied out
 		t.done.Done()
 	}
+}
+
+// parseGuarded runs the parser on one message. A panic on some unforeseen message fails only that message, which
+// is set aside like any other that cannot be parsed.
+func (p *parsePool) parseGuarded(raw []byte) (msg Message, err error) {
+	defer recovery.Guard(p.log, "email: parse", &err)
+	return p.parser.Parse(raw)
 }
 
 // rawBufs holds the raw buffers of parsed messages for the next ones read, sparing the collector a buffer

@@ -14,6 +14,7 @@ import (
 
 	"github.com/feedbridge/feedbridge/connectors"
 	"github.com/feedbridge/feedbridge/core"
+	"github.com/feedbridge/feedbridge/internal/recovery"
 )
 
 // options are the seams the tests turn: where Slack's Web API lives and the timings of the slow path.
@@ -22,6 +23,7 @@ type options struct {
 	httpClient   *http.Client    // Web API and response_url calls
 	slowAfter    time.Duration   // store slower than this: answer at once, post the outcome later
 	retryDelays  []time.Duration // pauses between response_url attempts
+	responseBase string          // the only place response_url posts may go: Slack's hooks
 	storeTimeout time.Duration   // how long one save may take in the background
 	drainTimeout time.Duration   // how long Run waits for background deliveries at shutdown
 }
@@ -29,6 +31,7 @@ type options struct {
 func defaultOptions() options {
 	return options{
 		httpClient:   &http.Client{Timeout: 10 * time.Second},
+		responseBase: "https://hooks.slack.com/",
 		slowAfter:    2 * time.Second,
 		retryDelays:  []time.Duration{time.Second, 3 * time.Second, 9 * time.Second},
 		storeTimeout: 30 * time.Second,
@@ -178,11 +181,13 @@ func (s *Set) entry(signed []int, teamID string) (*app, bool) {
 	return s.apps[i], true
 }
 
-// background runs fn outside the request, counted so that Run can wait for it.
+// background runs fn outside the request, counted so that Run can wait for it. A panic in fn is logged
+// with an error_id and ends only fn: the request that started it came from outside.
 func (s *Set) background(fn func()) {
 	s.bg.Add(1)
 	go func() {
 		defer s.bg.Done()
+		defer recovery.Guard(s.log, "slack: background work", nil)
 		fn()
 	}()
 }

@@ -84,6 +84,7 @@ func (h *harness) start(entries []map[string]any, tweak func(*options)) {
 	}
 	opts := defaultOptions()
 	opts.apiURL = h.stub.srv.URL + "/api/"
+	opts.responseBase = h.stub.srv.URL + "/response/"
 	opts.retryDelays = []time.Duration{10 * time.Millisecond, 10 * time.Millisecond, 10 * time.Millisecond}
 	if tweak != nil {
 		tweak(&opts)

@@ -147,6 +147,11 @@ func (s *Set) submitIdeaModal(w http.ResponseWriter, a *app, team string, cb sla
 		writeJSON(w, slackgo.NewClearViewSubmissionResponse())
 		s.background(func() {
 			text := s.settle(a, "modal", <-ch, log)
+			if a.api == nil {
+				// Without a bot token there is no channel to post to; the record is saved all the same.
+				log.Warn("slack: the idea form's outcome cannot be shown without a bot_token")
+				return
+			}
 			ctx, cancel := deliveryContext()
 			defer cancel()
 			if _, err := a.api.PostEphemeralContext(ctx, cb.View.PrivateMetadata, cb.User.ID, slackgo.MsgOptionText(text, false)); err != nil {

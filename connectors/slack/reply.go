@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -105,6 +106,11 @@ func (s *Set) postResponse(ctx context.Context, responseURL string, msg message)
 	if responseURL == "" {
 		return errors.New("slack: no response_url")
 	}
+	if !underBase(responseURL, s.opts.responseBase) {
+		// A signed payload still names this URL itself: posting anywhere else would let it aim the daemon
+		// at internal addresses.
+		return errors.New("slack: response_url refused: not a Slack hooks URL")
+	}
 	body, err := json.Marshal(msg)
 	if err != nil {
 		return err
@@ -141,4 +147,19 @@ func (s *Set) postOnce(ctx context.Context, responseURL string, body []byte) err
 		return fmt.Errorf("slack: post response: status %d: %w", resp.StatusCode, errRetryable)
 	}
 	return fmt.Errorf("slack: post response: status %d", resp.StatusCode)
+}
+
+// underBase reports whether raw is an absolute URL with base's scheme and host and a path under base's,
+// without user information.
+func underBase(raw, base string) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	b, err := url.Parse(base)
+	if err != nil {
+		return false
+	}
+	return u.Scheme == b.Scheme && strings.EqualFold(u.Host, b.Host) && u.User == nil && u.Opaque == "" &&
+		strings.HasPrefix(u.EscapedPath(), b.EscapedPath())
 }

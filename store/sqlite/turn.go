@@ -7,12 +7,13 @@ import (
 
 // SQLite's write lock is not fair: a process waiting for it polls, and a daemon that starts its next
 // transaction the moment it commits can keep a command waiting for as long as it has work queued (an
-// import, an insight backlog). So processes take turns through an advisory lock on a file beside the
-// database: a writer holds it shared while it waits for the write lock, and before each transaction every
-// writer first checks, with an exclusive attempt, that no other process is waiting; if one is, it lets
-// that one go first. The daemon's check costs two system calls per transaction.
+// import, an insight backlog). So a command lets the daemon know through an advisory lock on a file beside
+// the database: it holds the file shared while it waits for the write lock, and the daemon, before each
+// transaction, checks with an exclusive attempt that no command is waiting; if one is, it lets that one go
+// first. The daemon's check costs two system calls per transaction; daemons never wait for each other.
 type turn struct {
 	f         *os.File
+	daemon    bool      // yields to waiting commands; a command marks itself waiting instead
 	skipUntil time.Time // after a wait that ran out, stop yielding for a while (a stopped process holds the mark)
 }
 
@@ -34,13 +35,17 @@ func openTurn(path string, mode Mode) *turn {
 	if err != nil {
 		return nil
 	}
-	return &turn{f: f}
+	return &turn{f: f, daemon: mode == ModeDaemon}
 }
 
 // enter is called just before BEGIN IMMEDIATE and leave as soon as it returns. The store's writer is one
 // goroutine at a time (the lead channel), so a turn is never entered twice at once.
 func (t *turn) enter() {
 	if t == nil {
+		return
+	}
+	if !t.daemon {
+		markWaiting(t.f)
 		return
 	}
 	if now := time.Now(); now.After(t.skipUntil) {
@@ -50,8 +55,8 @@ func (t *turn) enter() {
 				break
 			}
 		}
+		unlock(t.f)
 	}
-	markWaiting(t.f)
 }
 
 func (t *turn) leave() {

@@ -31,6 +31,7 @@ func Run(t *testing.T, open func(t *testing.T) core.Store) {
 		{"Bulk", bulkTests},
 		{"Connectors", connectorTests},
 		{"InsightQueue", insightTests},
+		{"Signals", signalTests},
 		{"Leases", leaseTests},
 		{"Backend", backendTests},
 		{"Races", raceTests}, // races_extra.go and text_extra.go: cases found while building the PostgreSQL store
