@@ -31,6 +31,8 @@ scan:
 			break scan
 		case isHistoryStart(lines, i, t):
 			break scan
+		case separatorOf(t) == sepEnd:
+			break scan // the forwarded message ended; the rest is the forwarder's
 		case separatorOf(t) == sepForward || isImageLine(t):
 			continue // a forward marker that no header block followed carries no text of its own
 		}

@@ -167,6 +167,7 @@ func parseHeaderBlock(lines []string, i, d int, sep separatorKind) (headerBlock,
 		lastRole role
 		from     string // parsed once the block qualifies
 		hasAddr  bool
+		unknown  = -1 // the first of a run of fields with labels no entry knows, or -1
 	)
 	j := i
 	for ; j >= 0 && j < len(lines) && j-i < maxBlockLines; j++ {
@@ -194,10 +195,19 @@ func parseHeaderBlock(lines []string, i, d int, sep separatorKind) (headerBlock,
 					continue
 				}
 			}
+			if blk.roles != 0 && j-i < maxBlockLines-1 && looksLikeField(text) {
+				// A label no entry knows ("发送日期：…") between known ones: the block goes on if a known
+				// field follows; if none does, the block ends before it.
+				if unknown < 0 {
+					unknown = j
+				}
+				continue
+			}
 			break
 		}
-		if j == i && sep == notSeparator && r != roleFrom {
-			break // a block without a separator starts with its sender
+		unknown = -1
+		if j == i && sep == notSeparator && r != roleFrom && (r != roleDate || !startsWith(lines, j+1, d, roleFrom)) {
+			break // a block without a separator starts with its sender (or its date, then its sender: GMX)
 		}
 		if blk.roles&r != 0 && r&(roleFrom|roleSubject) != 0 {
 			break // a second sender or subject belongs to the next block
@@ -213,6 +223,9 @@ func parseHeaderBlock(lines []string, i, d int, sep separatorKind) (headerBlock,
 		hasAddr = hasAddr || r != roleSubject && strings.Contains(value, "@")
 		blk.roles |= r
 		lastRole = r
+	}
+	if unknown >= 0 {
+		j = unknown
 	}
 	blk.end = j
 	ok := false
@@ -272,6 +285,42 @@ func separatorOf(t string) separatorKind {
 	return notSeparator
 }
 
+// looksLikeField reports whether t (a trimmed line) has the shape of a header field whose label no entry of
+// the locale table knows: a label of at most three words and 30 bytes, without an address, before a colon
+// and a value.
+func looksLikeField(t string) bool {
+	i := labelEnd(t, 30)
+	if i <= 0 || strings.TrimSpace(t[i:]) == ":" || strings.TrimSpace(t[i:]) == "：" {
+		return false
+	}
+	label := t[:i]
+	return !strings.ContainsAny(label, "@<>") && strings.Count(strings.TrimSpace(label), " ") <= 2
+}
+
+// labelEnd returns the index of the first colon (ASCII or full-width) of text when it lies within max bytes,
+// or -1.
+func labelEnd(text string, max int) int {
+	w := text[:min(len(text), max+1+len("："))]
+	i := strings.IndexByte(w, ':')
+	if k := strings.Index(w, "："); k >= 0 && (i < 0 || k < i) {
+		i = k
+	}
+	if i > max {
+		return -1
+	}
+	return i
+}
+
+// startsWith reports whether lines[j] is a header field of role r at quote depth d.
+func startsWith(lines []string, j, d int, r role) bool {
+	if j >= len(lines) {
+		return false
+	}
+	ld, text := quoteLevel(lines[j])
+	got, _ := fieldOf(strings.TrimSpace(text))
+	return ld == d && got == r
+}
+
 func isHeaderField(line string, d int) bool {
 	ld, text := quoteLevel(line)
 	r, _ := fieldOf(strings.TrimSpace(text))
@@ -282,12 +331,8 @@ func isHeaderField(line string, d int) bool {
 // It runs on every line of a body, so it avoids regular expressions and looks no further than a field name
 // can reach.
 func fieldOf(text string) (r role, value string) {
-	w := text[:min(len(text), 41+len("："))]
-	i := strings.IndexByte(w, ':')
-	if k := strings.Index(w, "："); k >= 0 && (i < 0 || k < i) {
-		i = k
-	}
-	if i <= 0 || i > 40 {
+	i := labelEnd(text, 40)
+	if i <= 0 {
 		return 0, ""
 	}
 	r = roleOf(strings.Trim(text[:i], " *\t"))

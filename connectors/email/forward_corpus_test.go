@@ -39,12 +39,20 @@ func (t *forwardTally) String() string {
 }
 
 func TestForwardCorpus(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("testdata", "forwards", "*.eml"))
+	scoreForwards(t, filepath.Join("testdata", "forwards"), minForwardCorpus, minForwardAccuracy)
+}
+
+// scoreForwards parses every .eml of dir, compares it with the expectation beside it, logs the tallies by client
+// and language and every miss, and fails when dir holds fewer than minCount messages or when the share of fully
+// right messages falls below floor.
+func scoreForwards(t *testing.T, dir string, minCount int, floor float64) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.eml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) < minForwardCorpus {
-		t.Fatalf("forward corpus has %d messages, want at least %d", len(files), minForwardCorpus)
+	if len(files) < minCount {
+		t.Fatalf("%s has %d messages, want at least %d", dir, len(files), minCount)
 	}
 	p := NewParser(goldenInternal)
 	total := &forwardTally{}
@@ -87,10 +95,9 @@ func TestForwardCorpus(t *testing.T) {
 		t.Logf("miss %s", miss)
 	}
 	share := float64(total.all) / float64(total.n)
-	t.Logf("forward corpus: %s", total)
-	if share < minForwardAccuracy {
-		t.Errorf("%.1f%% of the forward corpus is fully right, below the floor of %.1f%%",
-			100*share, 100*minForwardAccuracy)
+	t.Logf("%s: %s", dir, total)
+	if share < floor {
+		t.Errorf("%.1f%% of %s is fully right, below the floor of %.1f%%", 100*share, dir, 100*floor)
 	}
 }
 

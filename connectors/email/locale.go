@@ -19,10 +19,14 @@ type locale struct {
 	forward []string
 	// original: separator phrases used above quoted replies and forwards alike ("-----Original Message-----").
 	original []string
+	// forwardEnd: phrases that some webmails write between dashes below a forwarded message ("----- End
+	// forwarded message -----"); what follows is no longer the forwarded text.
+	forwardEnd []string
 	// wrote: words of a reply introduction; introStart: words it may begin with (it may also begin with a
 	// date or with the sender's name).
 	wrote, introStart []string
-	// fwdPrefix and replyPrefix: subject prefixes, without their colon.
+	// fwdPrefix and replyPrefix: subject prefixes, without their colon or an abbreviation's full stop
+	// ("Redir.:", "Пересл.:"), which any prefix may carry.
 	fwdPrefix, replyPrefix []string
 	// behalfOf: how a client writes "X on behalf of Y" in a sender.
 	behalfOf []string
@@ -37,6 +41,7 @@ var locales = []locale{
 		cc: []string{"Cc", "Bcc"}, subj: []string{"Subject"}, replyTo: []string{"Reply-To", "Reply to"},
 		forward:    []string{"Forwarded message", "Begin forwarded message", "Forwarded e-mail", "Forwarded email"},
 		original:   []string{"Original Message", "Original e-mail", "Original email"},
+		forwardEnd: []string{"End forwarded message", "End of forwarded message"},
 		wrote:      []string{"wrote", "writes"},
 		introStart: []string{"on"},
 		fwdPrefix:  []string{"Fwd", "Fw"}, replyPrefix: []string{"Re"},
@@ -52,6 +57,7 @@ var locales = []locale{
 		cc: []string{"Kopie", "Kopie (CC)", "Blindkopie"}, subj: []string{"Betreff"}, replyTo: []string{"Antwort an", "Antworten an"},
 		forward:    []string{"Weitergeleitete Nachricht", "Anfang der weitergeleiteten Nachricht", "Weitergeleitete E-Mail"},
 		original:   []string{"Ursprüngliche Nachricht", "Originalnachricht", "Ursprüngliche E-Mail"},
+		forwardEnd: []string{"Ende der weitergeleiteten Nachricht"},
 		wrote:      []string{"schrieb", "geschrieben"},
 		introStart: []string{"am"},
 		fwdPrefix:  []string{"WG", "Wtr"}, replyPrefix: []string{"AW", "Antw", "Antwort"},
@@ -63,6 +69,7 @@ var locales = []locale{
 		forward: []string{"Message transféré", "Message transmis", "Message réexpédié", "Début du message réexpédié",
 			"Début du message transféré"},
 		original:   []string{"Message d'origine", "Message original", "Message d’origine"},
+		forwardEnd: []string{"Fin du message transféré", "Fin du message réexpédié"},
 		wrote:      []string{"a écrit"},
 		introStart: []string{"le"},
 		fwdPrefix:  []string{"TR", "Trans"}, replyPrefix: []string{"RE", "Réf", "Rép"},
@@ -73,6 +80,7 @@ var locales = []locale{
 		cc: []string{"CC", "CCO"}, subj: []string{"Asunto"}, replyTo: []string{"Responder a"},
 		forward:    []string{"Mensaje reenviado", "Inicio del mensaje reenviado", "Correo reenviado"},
 		original:   []string{"Mensaje original"},
+		forwardEnd: []string{"Terminar mensaje reenviado", "Fin del mensaje reenviado"},
 		wrote:      []string{"escribió"},
 		introStart: []string{"el"},
 		fwdPrefix:  []string{"RV", "Reenv"}, replyPrefix: []string{"RE", "Rpta"},
@@ -83,6 +91,7 @@ var locales = []locale{
 		cc: []string{"Cc", "Ccn"}, subj: []string{"Oggetto"}, replyTo: []string{"Rispondi a"},
 		forward:    []string{"Messaggio inoltrato", "Inizio messaggio inoltrato", "Email inoltrata"},
 		original:   []string{"Messaggio originale"},
+		forwardEnd: []string{"Fine messaggio inoltrato"},
 		wrote:      []string{"ha scritto", "scrisse"},
 		introStart: []string{"il", "il giorno"},
 		fwdPrefix:  []string{"I", "Inoltro"}, replyPrefix: []string{"R", "Rif", "Risp"},
@@ -94,6 +103,7 @@ var locales = []locale{
 		forward: []string{"Mensagem encaminhada", "Mensagem reencaminhada", "Início da mensagem encaminhada",
 			"Início da mensagem reencaminhada", "E-mail encaminhado"},
 		original:   []string{"Mensagem original"},
+		forwardEnd: []string{"Fim da mensagem encaminhada"},
 		wrote:      []string{"escreveu"},
 		introStart: []string{"em", "no dia"},
 		fwdPrefix:  []string{"ENC", "Encaminhar", "Reenc"}, replyPrefix: []string{"RES", "Resp"},
@@ -104,6 +114,7 @@ var locales = []locale{
 		cc: []string{"CC", "Kopie", "BCC"}, subj: []string{"Onderwerp"}, replyTo: []string{"Antwoord aan", "Beantwoorden"},
 		forward:    []string{"Doorgestuurd bericht", "Begin doorgestuurd bericht", "Doorgestuurde e-mail"},
 		original:   []string{"Oorspronkelijk bericht", "Origineel bericht", "Oorspronkelijke e-mail"},
+		forwardEnd: []string{"Einde doorgestuurd bericht"},
 		wrote:      []string{"schreef", "geschreven"},
 		introStart: []string{"op"},
 		fwdPrefix:  []string{"Doorst", "Dr"}, replyPrefix: []string{"Antw"},
@@ -206,7 +217,7 @@ var locales = []locale{
 		original:   []string{"Mesaj original", "Mesajul original"},
 		wrote:      []string{"a scris"},
 		introStart: []string{"în", "pe"},
-		fwdPrefix:  []string{"Redir.", "Redir", "Fwd"}, replyPrefix: []string{"Răsp", "Rasp"},
+		fwdPrefix:  []string{"Redir", "Fwd"}, replyPrefix: []string{"Răsp", "Rasp"},
 		behalfOf: []string{"în numele"},
 		signOff:  [][2]string{{"trimis de pe ", ""}, {"trimis din ", ""}, {"trimis de la ", ""}}},
 	{lang: "hr",
@@ -247,9 +258,10 @@ var locales = []locale{
 		cc: []string{"Копия", "Скрытая копия"}, subj: []string{"Тема"}, replyTo: []string{"Ответ-Кому", "Ответить"},
 		forward: []string{"Пересылаемое сообщение", "Перенаправленное сообщение", "Начало переадресованного сообщения",
 			"Пересланное сообщение"},
-		original:  []string{"Исходное сообщение", "Оригинальное сообщение", "Исходное письмо"},
-		wrote:     []string{"написал", "написала", "пишет", "писал"},
-		fwdPrefix: []string{"Пересл", "Перес"}, replyPrefix: []string{"Отв", "Ответ"},
+		original:   []string{"Исходное сообщение", "Оригинальное сообщение", "Исходное письмо"},
+		forwardEnd: []string{"Конец пересылаемого сообщения"},
+		wrote:      []string{"написал", "написала", "пишет", "писал"},
+		fwdPrefix:  []string{"Пересл", "Перес"}, replyPrefix: []string{"Отв", "Ответ"},
 		behalfOf: []string{"от имени"},
 		signOff:  [][2]string{{"отправлено с ", ""}, {"отправлено из ", ""}, {"послано с ", ""}}},
 	{lang: "uk",
@@ -257,9 +269,10 @@ var locales = []locale{
 		cc: []string{"Копія", "Прихована копія"}, subj: []string{"Тема"}, replyTo: []string{"Кому відповісти"},
 		forward: []string{"Переслане повідомлення", "Перенаправлене повідомлення", "Початок листа, що пересилається",
 			"Пересланий лист"},
-		original:  []string{"Оригінальне повідомлення", "Вихідне повідомлення", "Початкове повідомлення"},
-		wrote:     []string{"написав", "написала", "пише"},
-		fwdPrefix: []string{"Перес", "Пересл"}, replyPrefix: []string{"Відп", "Відповідь"},
+		original:   []string{"Оригінальне повідомлення", "Вихідне повідомлення", "Початкове повідомлення"},
+		forwardEnd: []string{"Кінець пересланого повідомлення"},
+		wrote:      []string{"написав", "написала", "пише"},
+		fwdPrefix:  []string{"Перес", "Пересл"}, replyPrefix: []string{"Відп", "Відповідь"},
 		behalfOf: []string{"від імені"},
 		signOff:  [][2]string{{"надіслано з ", ""}, {"відправлено з ", ""}, {"надіслано із ", ""}}},
 	{lang: "et",
@@ -312,7 +325,7 @@ var locales = []locale{
 		behalfOf: []string{"の代理"},
 		signOff:  [][2]string{{"iphone", "から送信"}, {"ipad", "から送信"}, {"android", "から送信"}, {"", "から送信"}}},
 	{lang: "zh-Hans",
-		from: []string{"发件人", "发信人", "寄件人"}, date: []string{"发送时间", "日期", "时间", "发件时间"},
+		from: []string{"发件人", "发信人", "寄件人"}, date: []string{"发送时间", "日期", "时间", "发件时间", "发送日期"},
 		to: []string{"收件人"}, cc: []string{"抄送", "抄送人", "密送"}, subj: []string{"主题", "主旨"}, replyTo: []string{"回复至", "答复至"},
 		forward:   []string{"转发的邮件", "转发邮件", "转发邮件信息", "以下是转发的邮件", "下面是被转发的邮件", "转发的消息"},
 		original:  []string{"原始邮件", "原邮件", "原始消息"},
@@ -349,6 +362,7 @@ const (
 	sepForward                 // a known forward phrase
 	sepOriginal                // a known phrase of quoted history ("Original Message"), or a bare rule
 	sepUnknown                 // dashes around a phrase no entry knows
+	sepEnd                     // a known phrase that ends a forwarded message
 )
 
 // Lookups built from locales: folded text to what it means.
@@ -389,6 +403,9 @@ func buildLocales() localeTables {
 		}
 		for _, p := range l.forward {
 			t.separatorPhrase[foldText(p)] = sepForward
+		}
+		for _, p := range l.forwardEnd {
+			t.separatorPhrase[foldText(p)] = sepEnd
 		}
 		for _, p := range l.original {
 			if t.separatorPhrase[foldText(p)] != sepForward {

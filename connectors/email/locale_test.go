@@ -40,6 +40,8 @@ func TestSeparatorOf(t *testing.T) {
 		{"-----Ursprüngliche Nachricht-----", sepOriginal},
 		{"________________________________", sepOriginal},
 		{"-------- Some client we never heard of --------", sepUnknown},
+		{"----- End forwarded message -----", sepEnd},
+		{"-------- Конец пересылаемого сообщения --------", sepEnd},
 		{"--", notSeparator},
 		{"-- Jane", notSeparator},
 		{"----------", notSeparator},
@@ -132,12 +134,45 @@ func TestParsePersonArtefacts(t *testing.T) {
 		{"Jane Roe (jane@acme.com) <jane@acme.com>", "Jane Roe", "jane@acme.com"},
 		{`"'Jane Roe'" <jane@acme.com>`, "Jane Roe", "jane@acme.com"},
 		{"Müller, Hans <hans@acme.de> im Auftrag von Support <support@acme.de>", "Müller, Hans", "hans@acme.de"},
+		{"'Jane Roe' via Acme Support <jane@acme.com>", "Jane Roe", "jane@acme.com"},
+		{"Luca Via <luca@acme.it>", "Luca Via", "luca@acme.it"},
 	}
 	for _, tt := range tests {
 		got := parsePerson(tt.in)
 		if got.name != tt.name || got.email != tt.email {
 			t.Errorf("parsePerson(%q) = %+v, want %q %q", tt.in, got, tt.name, tt.email)
 		}
+	}
+}
+
+func TestHeaderBlockShapes(t *testing.T) {
+	tests := []struct {
+		name    string
+		lines   []string
+		sep     separatorKind
+		ok      bool
+		subject string
+		end     int
+	}{
+		{"unknown label between known ones", []string{"From: Jane <jane@acme.com>", "Priority: high", "Subject: x", "", "Hi"},
+			sepForward, true, "x", 3},
+		{"unknown label after the block ends it", []string{"From: Jane <jane@acme.com>", "Subject: x", "Note: call me", "Hi"},
+			sepForward, true, "x", 2},
+		{"date first, then the sender", []string{"Sent: Tuesday", "From: Jane <jane@acme.com>", "To: a@b.example", "Subject: x"},
+			notSeparator, true, "x", 4},
+		{"date first without a sender next", []string{"Sent: Tuesday", "Subject: x", "From: Jane <jane@acme.com>"},
+			notSeparator, false, "", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			blk, ok := parseHeaderBlock(tt.lines, 0, 0, tt.sep)
+			if ok != tt.ok {
+				t.Fatalf("ok = %v, want %v", ok, tt.ok)
+			}
+			if ok && (blk.subject != tt.subject || blk.end != tt.end || blk.from.email != "jane@acme.com") {
+				t.Errorf("got subject %q, end %d, from %+v; want %q, %d, jane@acme.com", blk.subject, blk.end, blk.from, tt.subject, tt.end)
+			}
+		})
 	}
 }
 

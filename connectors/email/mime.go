@@ -279,6 +279,12 @@ func cutBehalf(s string) string {
 func newPerson(name, email string) person {
 	email = strings.ToLower(strings.TrimSpace(toUTF8([]byte(email))))
 	name = toUTF8([]byte(name))
+	// A mailing list that rewrites its senders' addresses shows "'Jane Doe' via List": the quoted part is hers.
+	if n := strings.TrimSpace(name); strings.HasPrefix(n, "'") {
+		if k := strings.Index(n, "' via "); k > 1 {
+			name = n[1:k]
+		}
+	}
 	if strings.Contains(name, "@") || strings.Contains(name, "mailto:") {
 		name = addrPunct.Replace(addrRe.ReplaceAllString(name, " "))
 	}

@@ -7,11 +7,11 @@ import (
 )
 
 // subjectPrefix reads one reply or forward prefix at the start of s: optional white space, a token of the
-// locale table (forwardTokens or replyTokens, matched case-insensitively by simple case folding), an
-// optional count ("[2]" or "(2)"), a colon (ASCII or full-width) and the white space after it. It returns
-// the prefix's length (0 when s starts with none) and whether the token marks a forward. It is a hand-written
-// form of a regular expression that cost a tenth of the parser's time; FuzzSubjectPrefix holds it to that
-// expression.
+// locale table (forwardTokens or replyTokens, matched case-insensitively by simple case folding), an optional
+// full stop, an optional count ("[2]" or "(2)"), a colon (ASCII or full-width) and the white space after it.
+// It returns the prefix's length (0 when s starts with none) and whether the token marks a forward. It is a
+// hand-written form of a regular expression that cost a tenth of the parser's time; FuzzSubjectPrefix holds
+// it to that expression.
 func subjectPrefix(s string) (n int, forward bool) {
 	i := skipSpace(s, 0)
 	j := i
@@ -22,13 +22,9 @@ func subjectPrefix(s string) (n int, forward bool) {
 		}
 		j += size
 	}
-	// Every token is followed by space, a count or the colon, none of them a letter: it is a whole run (with
-	// its full stop, for an abbreviation). No token is longer than 22 bytes.
+	// Every token is followed by space, a count or the colon, none of them a letter: it is a whole run. No
+	// token is longer than 22 bytes. Any token may be written with an abbreviation's full stop ("Redir.:").
 	tok := s[i:j]
-	if j < len(s) && s[j] == '.' && tok != "" && len(tok) <= 21 && tokenKind(s[i:j+1]) != prefixNone {
-		j++ // a token written with its abbreviation's full stop ("Redir.:")
-		tok = s[i:j]
-	}
 	if tok == "" || len(tok) > 22 {
 		return 0, false
 	}
@@ -37,6 +33,9 @@ func subjectPrefix(s string) (n int, forward bool) {
 		forward = true
 	case prefixNone:
 		return 0, false
+	}
+	if j < len(s) && s[j] == '.' {
+		j++
 	}
 	k := skipSpace(s, j)
 	if k < len(s) && (s[k] == '[' || s[k] == '(') {

@@ -16,8 +16,8 @@ var prefixRe, forwardRe = func() (*regexp.Regexp, *regexp.Regexp) {
 		return strings.Join(q, "|")
 	}
 	all := append(append([]string{}, replyTokens...), forwardTokens...)
-	return regexp.MustCompile(`(?i)^\s*(?:` + alt(all) + `)\s*(?:\[\d+\]|\(\d+\))?\s*[:：]\s*`),
-		regexp.MustCompile(`(?i)^\s*(?:` + alt(forwardTokens) + `)\s*(?:\[\d+\]|\(\d+\))?\s*[:：]`)
+	return regexp.MustCompile(`(?i)^\s*(?:` + alt(all) + `)\.?\s*(?:\[\d+\]|\(\d+\))?\s*[:：]\s*`),
+		regexp.MustCompile(`(?i)^\s*(?:` + alt(forwardTokens) + `)\.?\s*(?:\[\d+\]|\(\d+\))?\s*[:：]`)
 }()
 
 func checkSubjectPrefix(t *testing.T, s string) {
@@ -38,7 +38,7 @@ func TestSubjectPrefix(t *testing.T) {
 		"Re[2: x", "Re(2]: x", "AW: WG: x", "Antwort: x", "ANTW: x", "Antworten: x", "r: x", "I: x", "rif: x",
 		"Res: x", "reſ: x", "İlt: x", "ilt: x", "İLT: x", "回复：x", "转发: x", "転送 ： x", "返信x: y", "re2: x",
 		"Doorst: x", "VS:x", "TR : x", "Re:", "Re", ":", "Re:\r\n x", "Ynt: x", "odp:x", "Vl: x", "Sv: x",
-		"Redir.: x", "Redir: x", "Redir. x", "Videresend: x", "ΠΡΘ: x", "Пересл: x", "전달: x", "轉寄：x", "Re.: x",
+		"Redir.: x", "Redir: x", "Redir. x", "Videresend: x", "ΠΡΘ: x", "Пересл: x", "전달: x", "轉寄：x", "Re.: x", "Пересл.: x", "AW.: x", "Fwd..: x",
 	} {
 		checkSubjectPrefix(t, s)
 	}
