@@ -82,7 +82,8 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 		}
 	}
 
-	env := connectors.Env{Service: svc, Log: log.WithField("component", "connectors"), Metrics: reg, Leases: st, Holder: holderID(), Now: time.Now}
+	env := connectors.Env{Service: svc, Log: log.WithField("component", "connectors"), Metrics: reg, Leases: st, Holder: holderID(),
+		Lease: leaseTiming(cfg.Store.URL), Now: time.Now}
 	sets, err := all.Build(cfg.Connectors.ByKind(), env)
 	if err != nil {
 		return fmt.Errorf("connectors: %w", err)
@@ -156,6 +157,15 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 	wg.Wait()
 	log.Info("stopped")
 	return nil
+}
+
+// leaseTiming is short where replicas share the store and wait to take over each other's entries
+// (PostgreSQL), long where one process owns it (SQLite).
+func leaseTiming(url string) connectors.LeaseTiming {
+	if storeKind(url) == "postgres" {
+		return connectors.ShortLeases
+	}
+	return connectors.LongLeases
 }
 
 func storeKind(url string) string {
