@@ -1,8 +1,11 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	_ "embed"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -11,12 +14,50 @@ import (
 //go:embed openapi.json
 var openAPIDoc []byte
 
-// OpenAPI returns the embedded OpenAPI 3.1 document served at /api/openapi.json.
+// OpenAPI returns the embedded OpenAPI 3.1 document. The server answers /api/openapi.json with
+// OpenAPIFor the connector kinds the daemon was built with.
 func OpenAPI() []byte { return append([]byte(nil), openAPIDoc...) }
 
-func serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
+// OpenAPIFor returns the document whose Connector schema lists kinds as the possible values of "kind";
+// with no kinds it is the embedded document. The kinds come from the connectors registry, so a new kind
+// shows in the document without editing it.
+func OpenAPIFor(kinds []string) ([]byte, error) {
+	if len(kinds) == 0 {
+		return OpenAPI(), nil
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(openAPIDoc, &doc); err != nil {
+		return nil, fmt.Errorf("openapi: %w", err)
+	}
+	kind, ok := dig(doc, "components", "schemas", "Connector", "properties", "kind").(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("openapi: no Connector.kind schema")
+	}
+	kind["enum"] = append([]string(nil), kinds...)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return nil, fmt.Errorf("openapi: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+func dig(v any, path ...string) any {
+	for _, p := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[p]
+	}
+	return v
+}
+
+func (s *Server) serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", contentTypeJSON)
-	_, _ = w.Write(openAPIDoc)
+	_, _ = w.Write(s.openAPI)
 }
 
 func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {

@@ -22,7 +22,7 @@ func (s *Server) routes() {
 	api("GET /api/imports", h.imports)
 	api("GET /api/imports/{id}", h.importRun())
 	api("GET /api/connectors", h.connectors)
-	s.mux.HandleFunc("GET /api/openapi.json", serveOpenAPI)
+	s.mux.HandleFunc("GET /api/openapi.json", s.serveOpenAPI)
 
 	// Without these, GET on a create path would be read as GET /api/records/{id} with a malformed id
 	// instead of the 405 the contract asks for.

@@ -42,6 +42,9 @@ type Options struct {
 	// negative value disables the cache.
 	AuthCacheTTL time.Duration
 	Now          func() time.Time
+	// ConnectorKinds are the registered connector kinds, listed by /api/openapi.json; nil keeps the
+	// embedded document's list.
+	ConnectorKinds []string
 }
 
 // Server is the HTTP API over one core.Service.
@@ -52,6 +55,7 @@ type Server struct {
 	limiter *limiter
 	auth    *authCache
 	ready   func(ctx context.Context) error
+	openAPI []byte // served at /api/openapi.json
 	now     func() time.Time
 	mux     *http.ServeMux
 	// notAllowed holds the patterns registered only to answer 405; probing for Allow skips them.
@@ -86,6 +90,12 @@ func New(svc *core.Service, opts Options) *Server {
 		rl.Burst = 40
 	}
 	s.limiter = newLimiter(rl, s.now)
+	doc, err := OpenAPIFor(opts.ConnectorKinds)
+	if err != nil {
+		s.log.WithError(err).Error("api: connector kinds not listed in the OpenAPI document")
+		doc = OpenAPI()
+	}
+	s.openAPI = doc
 	ttl := opts.AuthCacheTTL
 	if ttl == 0 {
 		ttl = DefaultAuthCacheTTL

@@ -47,6 +47,9 @@ type recordView struct {
 	UpdatedAt     string    `json:"updatedAt"`
 }
 
+// NewRecordView is a record as GET /records/{id} shows it, for the command line's --json.
+func NewRecordView(r core.Record) any { return newRecordView(r) }
+
 func newRecordView(r core.Record) recordView {
 	v := recordView{
 		ID: r.ID, RecordType: string(r.Type), Title: r.Title, Description: r.Description, Status: r.Status,

@@ -72,7 +72,8 @@ func (a *app) rootCommand() *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(a.serveCommand(), a.migrateCommand(), a.workspaceCommand(), a.keyCommand(),
 		a.lookupCommand(core.LookupTag), a.lookupCommand(core.LookupProduct), a.userCommand(), a.companyCommand(),
-		a.importCommand(), a.insightsCommand(), a.backupCommand(), a.configCommand(), a.versionCommand(), a.reloadCommand())
+		a.importCommand(), a.recordCommand(), a.insightsCommand(), a.backupCommand(), a.configCommand(), a.versionCommand(),
+		a.reloadCommand())
 	root.AddCommand(&cobra.Command{Use: "help", Hidden: true, RunE: func(*cobra.Command, []string) error { return root.Help() }})
 	markUsage(root)
 	return root

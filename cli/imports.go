@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -74,22 +76,38 @@ func (a *app) importCommand() *cobra.Command {
 	return cmd
 }
 
-// importCSV runs one import with progress on stderr: a live line on a terminal, plain lines otherwise.
+// progressEvery is how often a progress line is printed when stderr is not a terminal (a log, a CI job):
+// often enough to show it moves, rarely enough that a million rows do not bury the summary.
+const progressEvery = 5 * time.Second
+
+// importCSV runs one import with progress on stderr: a live line on a terminal, a line every few seconds
+// otherwise; both carry the share of the file read and the time left when its size is known.
 func (a *app) importCSV(ctx context.Context, svc *core.Service, ws core.ID, path string, opts csvimport.Options) error {
 	start := time.Now()
 	tty := false
 	if f, ok := a.stderr.(*os.File); ok {
 		tty = isatty.IsTerminal(f.Fd())
 	}
+	var size int64
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+		size = fi.Size()
+	}
+	opts.ReadBytes = new(atomic.Int64)
+	var printed time.Time
 	opts.Progress = func(r core.ImportRun) {
-		rate := float64(r.Rows) / max(time.Since(start).Seconds(), 1e-3)
-		line := fmt.Sprintf("rows %d  created %d  duplicates %d  failed %d  (%.0f rows/s)", r.Rows, r.Created, r.Duplicates, r.Failed, rate)
+		if r.Status != core.ImportRunning || (!tty && time.Since(printed) < progressEvery) {
+			return
+		}
+		printed = time.Now()
+		line := progressLine(r, time.Since(start), opts.ReadBytes.Load(), size)
 		if tty {
 			fmt.Fprintf(a.stderr, "\r\033[K%s", line)
-		} else if r.Status == core.ImportRunning {
+		} else {
 			fmt.Fprintln(a.stderr, line)
 		}
 	}
+	var unknownTags []string
+	opts.UnknownTags = func(labels []string) { unknownTags = labels }
 	opts.BadRow = func(line int, reason string) {
 		if !tty {
 			fmt.Fprintf(a.stderr, "line %d skipped: %s\n", line, reason)
@@ -108,14 +126,33 @@ func (a *app) importCSV(ctx context.Context, svc *core.Service, ws core.ID, path
 			verb = "checked (dry run, nothing written)"
 		}
 		fmt.Fprintf(w, "%s %s: %s — %d rows, %d created, %d duplicates, %d failed\n", verb, path, run.Status, run.Rows, run.Created, run.Duplicates, run.Failed)
+		if len(unknownTags) > 0 {
+			fmt.Fprintf(w, "tag labels that match no workspace tag, left off the records: %s (add them with feedbridge tag add)\n", strings.Join(unknownTags, ", "))
+		}
 		if run.Failed > 0 && !opts.DryRun {
 			fmt.Fprintf(w, "bad rows and their reasons: %s\n", filepath.Join(filepath.Dir(path), csvimport.ErrorsFileName(path)))
 		}
 	}); perr != nil {
 		return perr
 	}
+	if a.json && len(unknownTags) > 0 {
+		fmt.Fprintf(a.stderr, "tag labels that match no workspace tag, left off the records: %s\n", strings.Join(unknownTags, ", "))
+	}
 	if err != nil || run.Status == core.ImportFailed {
 		return errors.Join(fmt.Errorf("import %s failed", path), err)
 	}
 	return nil
+}
+
+// progressLine is one progress report: the counters and the rate, and with the file's size known, the
+// share read and an estimate of the time left at the rate so far.
+func progressLine(r core.ImportRun, elapsed time.Duration, read, size int64) string {
+	secs := max(elapsed.Seconds(), 1e-3)
+	line := fmt.Sprintf("rows %d  created %d  duplicates %d  failed %d  (%.0f rows/s)", r.Rows, r.Created, r.Duplicates, r.Failed, float64(r.Rows)/secs)
+	if size <= 0 || read <= 0 {
+		return line
+	}
+	read = min(read, size)
+	left := time.Duration(float64(size-read) / float64(read) * float64(elapsed)).Round(time.Second)
+	return fmt.Sprintf("%s  %.0f%%  about %s left", line, 100*float64(read)/float64(size), left)
 }

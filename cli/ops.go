@@ -10,7 +10,8 @@ import (
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/feedbridge/feedbridge/connectors/all"
+	"github.com/feedbridge/feedbridge/connectors"
+	_ "github.com/feedbridge/feedbridge/connectors/all" // every connector kind
 	"github.com/feedbridge/feedbridge/core"
 )
 
@@ -69,7 +70,7 @@ func (a *app) configCommand() *cobra.Command {
 				return err
 			}
 			problems := cfg.Validate()
-			problems = append(problems, all.Validate(cfg.Connectors.ByKind())...)
+			problems = append(problems, connectors.ValidateAll(cfg.Connectors)...)
 			msgs := make([]string, len(problems))
 			for i, p := range problems {
 				msgs[i] = p.Error()

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/feedbridge/feedbridge/connectors/all"
+	"github.com/feedbridge/feedbridge/connectors"
 	"github.com/feedbridge/feedbridge/daemon"
 )
 
@@ -31,7 +31,7 @@ func (a *app) reloadCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			problems := append(cfg.Validate(), all.Validate(cfg.Connectors.ByKind())...)
+			problems := append(cfg.Validate(), connectors.ValidateAll(cfg.Connectors)...)
 			if len(problems) > 0 {
 				return problemsError("reload: not sent, the configuration has problems", problems)
 			}

@@ -70,25 +70,10 @@ type OpenAI struct {
 	Timeout time.Duration `koanf:"timeout"`
 }
 
-// Connectors holds each kind's entries undecoded; connectors.Decode turns one entry into its struct.
-type Connectors struct {
-	Slack []map[string]any `koanf:"slack"`
-	Email []map[string]any `koanf:"email"`
-	CSV   []map[string]any `koanf:"csv"`
-}
-
-// Connector kinds, as used under the connectors key.
-const (
-	KindSlack = "slack"
-	KindEmail = "email"
-	KindCSV   = "csv"
-)
-
-// ByKind returns the entries keyed by kind ("slack", "email", "csv"), so a registry of builders can be
-// walked without naming each field.
-func (c Connectors) ByKind() map[string][]map[string]any {
-	return map[string][]map[string]any{KindSlack: c.Slack, KindEmail: c.Email, KindCSV: c.CSV}
-}
+// Connectors holds each kind's entries undecoded, keyed by kind. Which kinds exist and which keys their
+// entries take is the connectors registry's knowledge: Load refuses unknown kinds and keys from it, and each
+// connector package decodes and validates its own entries.
+type Connectors map[string][]map[string]any
 
 // Default returns the built-in defaults, the first layer of every Load.
 func Default() Config {
@@ -101,14 +86,10 @@ func Default() Config {
 			WriteTimeout:      60 * time.Second,
 			ShutdownTimeout:   20 * time.Second,
 		},
-		Store:     Store{URL: "sqlite://./feedbridge-data/feedbridge.db"},
-		Log:       Log{Level: "info", Format: "text"},
-		Companies: Companies{PersonalDomains: PersonalDomains{Add: []string{}, Remove: []string{}}},
-		Insights:  Insights{Provider: "builtin", Workers: 2, OpenAI: OpenAI{Timeout: 60 * time.Second}},
-		Connectors: Connectors{
-			Slack: []map[string]any{},
-			Email: []map[string]any{},
-			CSV:   []map[string]any{},
-		},
+		Store:      Store{URL: "sqlite://./feedbridge-data/feedbridge.db"},
+		Log:        Log{Level: "info", Format: "text"},
+		Companies:  Companies{PersonalDomains: PersonalDomains{Add: []string{}, Remove: []string{}}},
+		Insights:   Insights{Provider: "builtin", Workers: 2, OpenAI: OpenAI{Timeout: 60 * time.Second}},
+		Connectors: Connectors{},
 	}
 }

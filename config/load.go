@@ -14,11 +14,13 @@ import (
 	"github.com/knadh/koanf/providers/posflag"
 	"github.com/knadh/koanf/v2"
 	"github.com/spf13/pflag"
+
+	"github.com/feedbridge/feedbridge/connectors"
 )
 
 // Load builds the configuration from the built-in defaults, the YAML file at path ("" for none), the
 // FEEDBRIDGE_ environment and the flags of flags that were set on the command line (nil for none). It
-// resolves "file:" secrets of the top-level sections; connector entries are resolved by their packages.
+// resolves "file:" secrets of the top-level sections; connector secrets are read by their packages at use.
 // The error lists every problem found (unknown keys, bad types, unreadable secrets); the Config is nil
 // then. Errors carry no "config:" prefix; callers add their context. Load does not Validate.
 func Load(path string, flags *pflag.FlagSet) (*Config, error) {
@@ -35,6 +37,7 @@ func load(path string, flags *pflag.FlagSet, environ func() []string) (*Config, 
 		for _, key := range unknownKeys(m, reflect.TypeFor[Config](), "") {
 			problems = append(problems, fmt.Errorf("unknown key %q %s", key, where(key)))
 		}
+		problems = append(problems, connectorKeyProblems(m, where)...)
 		// confmap never fails; the error is part of the koanf interface only.
 		_ = k.Load(confmap.Provider(m, ""), nil)
 	}
@@ -134,7 +137,7 @@ func resolveSecrets(cfg *Config) []error {
 			continue
 		}
 		f := v.FieldByIndex(l.Index)
-		s, err := ResolveSecret(f.String())
+		s, err := connectors.Secret(f.String()).Value()
 		if err != nil {
 			problems = append(problems, fmt.Errorf("%s: %w", l.Path, err))
 			continue

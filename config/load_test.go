@@ -68,7 +68,7 @@ connectors:
 			eq(t, "read timeout default", c.HTTP.ReadTimeout, 30*time.Second)
 			eq(t, "level", c.Log.Level, "debug")
 			eq(t, "format default", c.Log.Format, "text")
-			eq(t, "csv name", c.Connectors.CSV[0]["name"], any("from-file"))
+			eq(t, "csv name", c.Connectors["csv"][0]["name"], any("from-file"))
 			eq(t, "openai timeout", c.Insights.OpenAI.Timeout, 3*time.Minute)
 		}},
 		{name: "env over file", yaml: file, env: []string{
@@ -114,11 +114,11 @@ connectors:
 		{name: "connector entries from env JSON replace the file's", yaml: file, env: []string{
 			`FEEDBRIDGE_CONNECTORS__CSV=[{"name": "env-a", "mapping": {"title": "Subject"}}, {"name": "env-b"}]`,
 		}, check: func(t *testing.T, c *Config) {
-			eq(t, "entries", len(c.Connectors.CSV), 2)
-			eq(t, "first", c.Connectors.CSV[0]["name"], any("env-a"))
-			m, ok := c.Connectors.CSV[0]["mapping"].(map[string]any)
+			eq(t, "entries", len(c.Connectors["csv"]), 2)
+			eq(t, "first", c.Connectors["csv"][0]["name"], any("env-a"))
+			m, ok := c.Connectors["csv"][0]["mapping"].(map[string]any)
 			if !ok || m["title"] != "Subject" {
-				t.Fatalf("mapping = %#v", c.Connectors.CSV[0]["mapping"])
+				t.Fatalf("mapping = %#v", c.Connectors["csv"][0]["mapping"])
 			}
 		}},
 	}
@@ -237,6 +237,6 @@ func TestLoadResolvesFileSecrets(t *testing.T) {
 	eq(t, "store.url", c.Store.URL, "postgres://fb:s3cret@db:5432/fb")
 	eq(t, "api_key", c.Insights.OpenAI.APIKey, "sk-test-123")
 	eq(t, "openai timeout (default)", c.Insights.OpenAI.Timeout, time.Minute)
-	// Connector entries stay raw: their packages resolve them with ResolveSecret.
-	eq(t, "signing_secret", c.Connectors.Slack[0]["signing_secret"], any("file:/run/secrets/slack"))
+	// Connector entries stay raw: their packages read secrets at use with connectors.Secret.
+	eq(t, "signing_secret", c.Connectors["slack"][0]["signing_secret"], any("file:/run/secrets/slack"))
 }

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"fmt"
 	"net/url"
 	"reflect"
 	"strings"
@@ -12,8 +11,8 @@ import (
 const Mask = "***"
 
 // Redacted returns the effective configuration keyed like the YAML file, for `feedbridge config show`.
-// Every secret is "***": secret keys (also inside connector entries and csv headers), the password inside
-// store.url, and a password in any URL value. Empty secrets stay "" so that a missing one shows.
+// Every secret is "***": secret fields (in connector entries, those the kind's spec types as secrets),
+// the password inside store.url, and a password in any URL value. Empty secrets stay "" so that a missing one shows.
 func (c *Config) Redacted() map[string]any {
 	return redactStruct(reflect.ValueOf(*c))
 }
@@ -31,55 +30,25 @@ func redactStruct(v reflect.Value) map[string]any {
 		switch {
 		case isSection(f.Type):
 			out[name] = redactStruct(fv)
+		case f.Type == reflect.TypeFor[Connectors]():
+			out[name] = redactConnectors(fv.Interface().(Connectors))
 		case f.Type == durationType:
 			out[name] = time.Duration(fv.Int()).String()
 		case f.Type.Kind() == reflect.String:
 			out[name] = redactString(f.Tag.Get("secret") == "true", fv.String())
 		default:
-			out[name] = redactAny("", fv.Interface())
+			out[name] = redactAny(fv.Interface())
 		}
 	}
 	return out
 }
 
-// redactAny copies a decoded value, masking by key path (relative to a connector entry) and URL content.
-func redactAny(path string, v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, val := range x {
-			out[k] = redactAny(join(path, k), val)
-		}
-		return out
-	case map[any]any: // hand-built configs; Load always yields string keys
-		out := make(map[string]any, len(x))
-		for k, val := range x {
-			ks := fmt.Sprint(k)
-			out[ks] = redactAny(join(path, ks), val)
-		}
-		return out
-	case []map[string]any:
-		out := make([]any, len(x))
-		for i, m := range x {
-			out[i] = redactAny(path, m)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = redactAny(path, e)
-		}
-		return out
-	case []string:
+// redactAny copies a non-string leaf (a list of domains, a number) for printing.
+func redactAny(v any) any {
+	if x, ok := v.([]string); ok {
 		return append([]string{}, x...)
-	case string:
-		return redactString(path != "" && IsSecretKey(path), x)
-	default:
-		if path != "" && IsSecretKey(path) && v != nil {
-			return Mask
-		}
-		return v
 	}
+	return v
 }
 
 func redactString(secret bool, s string) string {
@@ -109,7 +78,7 @@ func redactURL(s string) string {
 	q := u.Query()
 	changed := false
 	for k := range q {
-		if IsSecretKey(strings.ToLower(k)) || secretParam(k) {
+		if secretParam(k) {
 			q.Set(k, "MASKED")
 			changed = true
 		}

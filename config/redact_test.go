@@ -93,7 +93,7 @@ connectors:
 	}
 
 	// Redacting must not touch the live configuration the daemon keeps using.
-	if c.Connectors.Slack[0]["signing_secret"] != "SIGNSECRET" || c.Insights.OpenAI.APIKey != "OPENAIKEY" {
+	if c.Connectors["slack"][0]["signing_secret"] != "SIGNSECRET" || c.Insights.OpenAI.APIKey != "OPENAIKEY" {
 		t.Error("Redacted modified the Config")
 	}
 }

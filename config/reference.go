@@ -39,13 +39,7 @@ func Reference() []byte {
 			defaultText(defaults.FieldByIndex(l.Index)), envName(l.Path), docs[l.Path])
 	}
 
-	for _, c := range connectorDocs() {
-		fmt.Fprintf(&b, "\n## connectors.%s entries\n\nEach entry of `connectors.%s` is a mapping; the %s "+
-			"connector validates it, rejecting unknown keys.\n\n| key | description |\n|---|---|\n", c.Kind, c.Kind, c.Kind)
-		for _, k := range c.Keys {
-			fmt.Fprintf(&b, "| `%s` | %s |\n", k.Key, k.Desc)
-		}
-	}
+	b.WriteString(connectorReference())
 	return b.Bytes()
 }
 
@@ -65,6 +59,8 @@ func typeName(t reflect.Type) string {
 		return "list of strings"
 	case t.Kind() == reflect.Slice:
 		return "list of entries"
+	case t == reflect.TypeFor[Connectors]():
+		return "lists of entries by kind"
 	}
 	return t.String()
 }
@@ -80,8 +76,8 @@ func defaultText(v reflect.Value) string {
 		return "`" + x + "`"
 	case []string:
 		return "`[" + strings.Join(x, ", ") + "]`"
-	case []map[string]any:
-		return "`[]`"
+	case []map[string]any, Connectors:
+		return "`{}`"
 	}
 	return fmt.Sprintf("`%v`", v.Interface())
 }

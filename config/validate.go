@@ -99,9 +99,14 @@ func (c *Config) validateInsights() []error {
 // GET /api/connectors, so two entries sharing one would silently share state.
 func (c Connectors) validateNames() []error {
 	var errs []error
-	for _, kind := range []string{KindSlack, KindEmail, KindCSV} {
+	kinds := make([]string, 0, len(c))
+	for kind := range c {
+		kinds = append(kinds, kind)
+	}
+	slices.Sort(kinds)
+	for _, kind := range kinds {
 		seen := map[string]bool{}
-		for i, entry := range c.ByKind()[kind] {
+		for i, entry := range c[kind] {
 			name, _ := entry["name"].(string)
 			key := fmt.Sprintf("connectors.%s[%d].name", kind, i)
 			switch {

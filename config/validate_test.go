@@ -49,8 +49,8 @@ func TestValidate(t *testing.T) {
 			c.Companies.PersonalDomains.Remove = []string{""}
 		}, want: []string{"companies.personal_domains.add", "companies.personal_domains.remove"}},
 		{name: "connector names", mutate: func(c *Config) {
-			c.Connectors.Email = []map[string]any{{"name": "inbox"}, {"name": "inbox"}, {"server": "x"}}
-			c.Connectors.CSV = []map[string]any{{"name": "inbox"}} // another kind may reuse a name
+			c.Connectors["email"] = []map[string]any{{"name": "inbox"}, {"name": "inbox"}, {"server": "x"}}
+			c.Connectors["csv"] = []map[string]any{{"name": "inbox"}} // another kind may reuse a name
 		}, want: []string{"connectors.email[1].name", "connectors.email[2].name"}},
 		{name: "every problem listed at once", mutate: func(c *Config) {
 			c.HTTP.Listen, c.Store.URL, c.Log.Format, c.Insights.Workers = "nope", "ftp://x", "yaml", -3

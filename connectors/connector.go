@@ -1,12 +1,15 @@
 // Package connectors is the contract between the daemon and the integrations that turn outside input into
-// records. Each kind (slack, email, csv) lives in its own package, owns its config section and builds a Set
-// from its entries; the daemon runs every Set and mounts the routes of those that serve HTTP.
+// records. Each kind lives in its own package, joins the registry from its own init (Register) with its
+// config struct and builder, and connectors/all imports every such package. The config package validates,
+// masks and documents entries from the registered structs without naming a kind; the daemon builds every
+// kind that has entries, runs the Sets and mounts the routes of those that serve HTTP.
 package connectors
 
 import (
 	"context"
 	"fmt"
 	"net/http"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -15,7 +18,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/sirupsen/logrus"
 
-	"github.com/feedbridge/feedbridge/config"
 	"github.com/feedbridge/feedbridge/core"
 )
 
@@ -43,13 +45,11 @@ type Router interface {
 	Routes(mux *http.ServeMux)
 }
 
-// Decode fills out from one config entry. Unknown keys are an error naming them; "file:" values of secret
-// keys are read from their files; durations accept Go syntax ("60s").
+// Decode fills out, a pointer to a kind's config struct, from one raw entry. Unknown keys are an error
+// naming them; durations accept Go syntax ("60s"). Secret fields keep their raw value ("file:/path" stays
+// as written, read at use by Secret.Value), but each one is read once here so that a missing or unreadable
+// secret file is reported when the config is checked, not at the first use.
 func Decode(entry map[string]any, out any) error {
-	resolved, err := resolveSecrets(entry, "")
-	if err != nil {
-		return err
-	}
 	var md mapstructure.Metadata
 	dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{
 		Result:           out,
@@ -61,44 +61,48 @@ func Decode(entry map[string]any, out any) error {
 	if err != nil {
 		return err
 	}
-	if err := dec.Decode(resolved); err != nil {
+	if err := dec.Decode(entry); err != nil {
 		return err
 	}
 	if len(md.Unused) > 0 {
 		sort.Strings(md.Unused)
 		return fmt.Errorf("unknown keys: %s", strings.Join(md.Unused, ", "))
 	}
-	return nil
+	return checkSecrets(reflect.ValueOf(out), "")
 }
 
-// resolveSecrets copies an entry, reading "file:" values of secret keys at any depth (oauth2.client_secret,
-// headers.Authorization).
-func resolveSecrets(m map[string]any, prefix string) (map[string]any, error) {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		path := k
-		if prefix != "" {
-			path = prefix + "." + k
+// checkSecrets reads every Secret of a decoded entry once, naming the key of the first that fails.
+func checkSecrets(v reflect.Value, prefix string) error {
+	for v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return nil
 		}
-		switch x := v.(type) {
-		case string:
-			if config.IsSecretKey(path) {
-				secret, err := config.ResolveSecret(x)
-				if err != nil {
-					return nil, fmt.Errorf("%s: %w", path, err)
-				}
-				v = secret
-			}
-		case map[string]any:
-			inner, err := resolveSecrets(x, path)
-			if err != nil {
-				return nil, err
-			}
-			v = inner
-		}
-		out[k] = v
+		v = v.Elem()
 	}
-	return out, nil
+	switch {
+	case v.Type() == secretType:
+		if _, err := v.Interface().(Secret).Value(); err != nil {
+			return fmt.Errorf("%s: %w", prefix, err)
+		}
+	case v.Kind() == reflect.Map && v.Type().Elem() == secretType:
+		for _, k := range v.MapKeys() {
+			if _, err := v.MapIndex(k).Interface().(Secret).Value(); err != nil {
+				return fmt.Errorf("%s: %w", joinKey(prefix, fmt.Sprint(k.Interface())), err)
+			}
+		}
+	case isSection(v.Type()):
+		t := v.Type()
+		for i := range t.NumField() {
+			key := t.Field(i).Tag.Get("koanf")
+			if key == "" || !t.Field(i).IsExported() {
+				continue
+			}
+			if err := checkSecrets(v.Field(i), joinKey(prefix, key)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // EntryName reads the "name" of a raw entry for error messages before it is decoded.

@@ -10,12 +10,12 @@ import (
 
 type testEntry struct {
 	Name     string        `koanf:"name"`
-	Password string        `koanf:"password"`
+	Password Secret        `koanf:"password"`
 	Interval time.Duration `koanf:"poll_interval"`
 	OAuth2   struct {
-		Secret string `koanf:"client_secret"`
+		Secret Secret `koanf:"client_secret"`
 	} `koanf:"oauth2"`
-	Headers map[string]string `koanf:"headers"`
+	Headers map[string]Secret `koanf:"headers"`
 }
 
 func TestDecode(t *testing.T) {
@@ -31,15 +31,27 @@ func TestDecode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.Password != "hunter2" || e.OAuth2.Secret != "hunter2" || e.Headers["Authorization"] != "hunter2" || e.Interval != 90*time.Second {
-		t.Fatalf("decoded %+v", e)
+	// Secrets stay as written and are read at use.
+	if e.Password != Secret("file:"+secret) || e.OAuth2.Secret != e.Password || e.Headers["Authorization"] != e.Password || e.Interval != 90*time.Second {
+		t.Fatalf("decoded %#v", e)
+	}
+	if v, err := e.Headers["Authorization"].Value(); err != nil || v != "hunter2" {
+		t.Fatalf("header secret = %q, %v", v, err)
 	}
 	err = Decode(map[string]any{"name": "x", "pasword": "typo", "extra": 1}, &e)
 	if err == nil || !strings.Contains(err.Error(), "pasword") || !strings.Contains(err.Error(), "extra") {
 		t.Fatalf("unknown keys not named: %v", err)
 	}
-	err = Decode(map[string]any{"password": "file:" + filepath.Join(dir, "missing")}, &e)
-	if err == nil || strings.Contains(err.Error(), "hunter2") {
-		t.Fatalf("missing secret file: %v", err)
+	// A secret file that cannot be read is reported when the entry is decoded, naming its key.
+	for _, entry := range []map[string]any{
+		{"password": "file:" + filepath.Join(dir, "missing")},
+		{"oauth2": map[string]any{"client_secret": "file:" + filepath.Join(dir, "missing")}},
+		{"headers": map[string]any{"X-Key": "file:" + filepath.Join(dir, "missing")}},
+	} {
+		var e testEntry
+		err = Decode(entry, &e)
+		if err == nil || strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "missing") {
+			t.Fatalf("missing secret file: %v", err)
+		}
 	}
 }

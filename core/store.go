@@ -22,6 +22,8 @@ type NewRecord struct {
 	TagIDs          []ID
 	Contact         *ContactRef
 	Reporter        string
+	Release         string // Feature only
+	Timeframe       string // Objective only
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
 	// CountIdea increments the workspace's ideas_used, failing with *IdeaLimitError when the limit is met.

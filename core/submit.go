@@ -16,6 +16,7 @@ const (
 	MaxDescription  = 100_000
 	MaxCustomerName = 200
 	MaxTags         = 50
+	MaxRelease      = 200 // release and timeframe labels
 )
 
 // Submission is one record to create, from any path: API, Slack, email or CSV.
@@ -32,6 +33,8 @@ type Submission struct {
 	AssigneeID         ID
 	TagIDs             []ID
 	Reporter           string
+	Release            string    // Feature only: the release it ships in
+	Timeframe          string    // Objective only: the period it is set for
 	CreatedAt          time.Time // zero: now
 	CountsAgainstLimit bool
 	DedupKey           string
@@ -116,7 +119,7 @@ func (s *Service) Check(sub Submission) error {
 
 // prepare applies every rule of the contract to a submission and returns the record to store.
 func (s *Service) prepare(sub Submission) (NewRecord, error) {
-	cleanText(&sub.Title, &sub.Description, &sub.CustomerEmail, &sub.CustomerName, &sub.Source, &sub.Reporter)
+	cleanText(&sub.Title, &sub.Description, &sub.CustomerEmail, &sub.CustomerName, &sub.Source, &sub.Reporter, &sub.Release, &sub.Timeframe)
 	if _, ok := ParseRecordType(string(sub.Type)); !ok {
 		return NewRecord{}, invalid("record_type", "invalid record_type", "record_type must be one of Idea, Feedback, Feature, Objective.")
 	}
@@ -136,8 +139,13 @@ func (s *Service) prepare(sub Submission) (NewRecord, error) {
 	if len(sub.TagIDs) > MaxTags {
 		return NewRecord{}, invalid("tags", "too many tags", "A record takes at most %d tags; %d were given.", MaxTags, len(sub.TagIDs))
 	}
+	release, timeframe, err := planning(sub)
+	if err != nil {
+		return NewRecord{}, err
+	}
 	nr := NewRecord{
 		Type: sub.Type, Title: title, Status: StatusTriage, Reporter: strings.TrimSpace(sub.Reporter),
+		Release: release, Timeframe: timeframe,
 		Source: NormalizeSource(sub.Source, sub.DefaultSource), DedupKey: sub.DedupKey,
 		CountIdea: sub.CountsAgainstLimit, Idempotency: sub.Idempotency, Checkpoint: sub.Checkpoint,
 	}
@@ -259,3 +267,24 @@ func UnknownID(field string, id ID) *ValidationError {
 }
 
 func isNotFound(err error) bool { return errors.Is(err, ErrNotFound) }
+
+// planning checks the two planning labels: a release belongs to a Feature and a timeframe to an Objective
+// (the record views show each only there), so either on another type is refused rather than lost.
+func planning(sub Submission) (release, timeframe string, err error) {
+	release, timeframe = strings.TrimSpace(sub.Release), strings.TrimSpace(sub.Timeframe)
+	t, _ := ParseRecordType(string(sub.Type))
+	for _, f := range []struct {
+		name, value string
+		owner       RecordType
+	}{{"release", release, RecordFeature}, {"timeframe", timeframe, RecordObjective}} {
+		switch {
+		case f.value == "":
+		case t != f.owner:
+			return "", "", invalid(f.name, f.name+" is only for "+string(f.owner)+" records",
+				"A %s belongs to a %s record; this one is a %s.", f.name, f.owner, t)
+		case runeLen(f.value) > MaxRelease:
+			return "", "", invalid(f.name, f.name+" is too long", "The %s has %d characters; the limit is %d.", f.name, runeLen(f.value), MaxRelease)
+		}
+	}
+	return release, timeframe, nil
+}

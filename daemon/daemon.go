@@ -25,6 +25,7 @@ import (
 	"github.com/feedbridge/feedbridge/api"
 	"github.com/feedbridge/feedbridge/config"
 	"github.com/feedbridge/feedbridge/connectors"
+	_ "github.com/feedbridge/feedbridge/connectors/all" // every connector kind
 	"github.com/feedbridge/feedbridge/connectors/csvimport"
 	"github.com/feedbridge/feedbridge/core"
 	"github.com/feedbridge/feedbridge/store"
@@ -98,7 +99,7 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 	env := connectors.Env{Service: svc, Log: log.WithField("component", "connectors"), Metrics: reg, Leases: st, Holder: holderID(),
 		Lease: leaseTiming(cfg.Store.URL), Now: time.Now}
 	sup := newSupervisor(bgCtx, env, log.WithField("component", "connectors"))
-	if err := sup.apply(cfg.Connectors.ByKind()); err != nil {
+	if err := sup.apply(cfg.Connectors); err != nil {
 		return fmt.Errorf("connectors: %w", err)
 	}
 	defer sup.wait()
@@ -106,6 +107,8 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 		Log:       log.WithField("component", "http"),
 		RateLimit: api.RateLimit{PerSecond: cfg.HTTP.RateLimit.PerSecond, Burst: cfg.HTTP.RateLimit.Burst},
 		Metrics:   metrics,
+		// The registered kinds, so the document lists every kind this binary runs.
+		ConnectorKinds: connectors.Names(),
 		// The connectors' routes (Slack's) change with reloads; the supervisor serves the current ones.
 		Extra: func(mux *http.ServeMux) { mux.Handle("/", sup) },
 	})

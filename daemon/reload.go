@@ -68,9 +68,9 @@ func (r *reloader) reload() {
 		problems = split(err)
 	case len(next.Validate()) > 0:
 		// The connectors are checked too, so that one reload names every problem of the file.
-		problems = append(next.Validate(), split(r.sup.check(next.Connectors.ByKind()))...)
+		problems = append(next.Validate(), split(r.sup.check(next.Connectors))...)
 	default:
-		problems = split(r.sup.apply(next.Connectors.ByKind()))
+		problems = split(r.sup.apply(next.Connectors))
 	}
 	if len(problems) > 0 {
 		for _, p := range problems {

@@ -13,7 +13,6 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/feedbridge/feedbridge/connectors"
-	"github.com/feedbridge/feedbridge/connectors/all"
 )
 
 // unitKey names what the supervisor starts and stops on its own: one entry of a kind whose entries run
@@ -71,14 +70,13 @@ type planned struct {
 // plan builds every unit of byKind that is not running with the same configuration already. Building
 // makes no network call; any error refuses the whole configuration.
 func (s *supervisor) plan(byKind map[string][]map[string]any) (map[unitKey]*planned, error) {
-	builders := all.Builders()
 	want := map[unitKey]*planned{}
 	var errs []error
 	for kind, entries := range byKind {
 		if len(entries) == 0 {
 			continue
 		}
-		b, ok := builders[kind]
+		k, ok := connectors.Lookup(kind)
 		if !ok {
 			errs = append(errs, fmt.Errorf("connectors.%s: unknown connector kind", kind))
 			continue
@@ -86,7 +84,7 @@ func (s *supervisor) plan(byKind map[string][]map[string]any) (map[unitKey]*plan
 		env := s.env.WithKind(kind)
 		// The whole kind is built first: that validates its entries together (unique names, which Slack
 		// entry signs for which team) and tells whether the kind serves HTTP.
-		whole, err := b(entries, env)
+		whole, err := k.Build(entries, env)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("connectors.%s: %w", kind, err))
 			continue
@@ -106,7 +104,7 @@ func (s *supervisor) plan(byKind map[string][]map[string]any) (map[unitKey]*plan
 				want[key] = &planned{raw: e}
 				continue
 			}
-			one, err := b([]map[string]any{e}, env)
+			one, err := k.Build([]map[string]any{e}, env)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("connectors.%s: %w", kind, err))
 				continue

@@ -10,10 +10,11 @@ import (
 // otherwise drown the workspace's signals.
 const DefaultMaxInsights = 20
 
-// Builtin is the offline extractor: rules over a lexicon, deterministic (the same input always gives the
-// same insights) and fast enough to keep up with any import.
+// Builtin is the offline extractor: a cue lexicon and a small learned model over words and those cues,
+// deterministic (the same input always gives the same insights) and fast enough to keep up with any import.
 type Builtin struct {
 	lx  *lexicon
+	m   *model
 	max int
 }
 
@@ -25,7 +26,12 @@ func NewBuiltin(maxInsights int) *Builtin {
 	if maxInsights <= 0 {
 		maxInsights = DefaultMaxInsights
 	}
-	return &Builtin{lx: newLexicon(), max: maxInsights}
+	m, err := builtinModel()
+	if err != nil {
+		// The model is part of the binary; a corrupt one is a build defect that tests catch.
+		panic(err)
+	}
+	return &Builtin{lx: newLexicon(), m: m, max: maxInsights}
 }
 
 // Name is the extractor's name as stored with each insight.
@@ -33,6 +39,8 @@ func (b *Builtin) Name() string { return "builtin" }
 
 // Extract returns one insight per sentence of the text that carries a signal, in text order. The title is
 // read as the feedback's only sentence when the text has none, and tags it names apply to every insight.
+// A text with words always yields at least one insight: when no sentence carries a signal of its own, the
+// sentence the model finds most telling gives its best kind.
 func (b *Builtin) Extract(ctx context.Context, in Input) ([]Insight, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -44,50 +52,126 @@ func (b *Builtin) Extract(ctx context.Context, in Input) ([]Insight, error) {
 		toks = tokenize(in.Title, toks[:0])
 		titleTags = tags.match(normalizedKey(toks), nil)
 	}
-	out := b.extractText(in.Text, tags, titleTags, toks)
+	out, inText := b.extractText(in.Text, tags, titleTags, toks, false)
 	if len(out) == 0 {
-		out = b.extractText(in.Title, tags, titleTags, toks)
+		var inTitle bool
+		out, inTitle = b.extractText(in.Title, tags, titleTags, toks, false)
+		switch {
+		case len(out) > 0:
+		case inText:
+			out, _ = b.extractText(in.Text, tags, titleTags, toks, true)
+		case inTitle:
+			out, _ = b.extractText(in.Title, tags, titleTags, toks, true)
+		}
 	}
 	return out, nil
 }
 
-func (b *Builtin) extractText(text string, tags tagMatcher, titleTags, toks []string) []Insight {
-	var out []Insight
+// extractText returns the insights of text's sentences. With best set it returns only the insight of the
+// sentence least likely to carry none, read as its likeliest kind. fallback reports that text has a
+// sentence with words, so a second call with best set yields an insight.
+func (b *Builtin) extractText(text string, tags tagMatcher, titleTags, toks []string, best bool) (out []Insight, fallback bool) {
 	var strength []float64
 	seen := map[string]bool{}
-	for _, sp := range splitSentences(text) {
-		quote := text[sp.start:sp.end]
-		toks = tokenize(quote, toks[:0])
-		if len(toks) == 0 || boilerplate(toks) {
-			continue
+	var feats []uint32
+	bestQuote, bestKind, bestP := span{}, "", -1.0
+	afterPolite := false
+	for pass := 0; pass < 2; pass++ {
+		for _, sp := range splitSentences(text) {
+			quote := text[sp.start:sp.end]
+			toks = tokenize(quote, toks[:0])
+			if len(toks) == 0 {
+				continue
+			}
+			if pass == 1 && sp != bestQuote {
+				continue
+			}
+			q := strings.ContainsRune(quote, '?')
+			v := b.lx.classify(toks, q)
+			feats = sentenceFeatures(toks, q, v, feats)
+			p := b.m.predict(feats)
+			kind := modelClasses[argmax(p[:])]
+			if best {
+				if pass == 0 {
+					if some := 1 - p[0]; some > bestP {
+						bestQuote, bestP = sp, some
+						bestKind = modelClasses[1+argmax(p[1:])]
+					}
+					continue
+				}
+				kind = bestKind
+			} else {
+				fallback = true
+				polite := boilerplate(toks)
+				// A name or two under "Thanks," signs the message off.
+				signature := afterPolite && len(toks) <= 3 && v.kind == ""
+				afterPolite = polite
+				if polite || signature || kind == classNone || seen[strings.ToLower(quote)] {
+					continue
+				}
+			}
+			seen[strings.ToLower(quote)] = true
+			score := kindSentiment(kind, v.score)
+			in := Insight{
+				Kind:      kind,
+				Quote:     quote,
+				Sentiment: sentimentLabel(score),
+				Score:     score,
+				Themes:    themes(toks, v.used),
+			}
+			in.Summary = summarize(in)
+			in.Tags = append([]string(nil), titleTags...)
+			if len(tags.keys) > 0 {
+				in.Tags = tags.match(normalizedKey(toks), in.Tags)
+			}
+			if in.Tags == nil {
+				in.Tags = []string{}
+			}
+			if in.Themes == nil {
+				in.Themes = []string{}
+			}
+			out = append(out, in)
+			strength = append(strength, abs(score)+float64(len(in.Themes)))
 		}
-		v := b.lx.classify(toks, strings.ContainsRune(quote, '?'))
-		if v.kind == "" || seen[strings.ToLower(quote)] {
-			continue
+		if !best {
+			break
 		}
-		seen[strings.ToLower(quote)] = true
-		in := Insight{
-			Kind:      v.kind,
-			Quote:     quote,
-			Sentiment: sentimentLabel(v.score),
-			Score:     v.score,
-			Themes:    themes(toks, v.used),
-		}
-		in.Summary = summarize(in)
-		in.Tags = append([]string(nil), titleTags...)
-		if len(tags.keys) > 0 {
-			in.Tags = tags.match(normalizedKey(toks), in.Tags)
-		}
-		if in.Tags == nil {
-			in.Tags = []string{}
-		}
-		if in.Themes == nil {
-			in.Themes = []string{}
-		}
-		out = append(out, in)
-		strength = append(strength, abs(v.score)+float64(len(in.Themes)))
 	}
-	return keepStrongest(out, strength, b.max)
+	return keepStrongest(out, strength, b.max), fallback
+}
+
+func argmax(p []float64) int {
+	best := 0
+	for i := range p {
+		if p[i] > p[best] {
+			best = i
+		}
+	}
+	return best
+}
+
+// kindSentiment makes the lexicon's sentiment score agree with the kind: a problem is a complaint and
+// praise pleased someone whatever words they used, a question is neutral, and a request is neutral unless
+// it is voiced in clearly negative words ("long overdue", "wastes so much space"): "it would be great to
+// have SSO" asks for something, it does not say anything is great.
+func kindSentiment(kind string, score float64) float64 {
+	switch kind {
+	case KindProblem:
+		if score > -0.05 {
+			return -0.25
+		}
+	case KindPraise:
+		if score < 0.05 {
+			return 0.25
+		}
+	case KindRequest:
+		if score > -0.3 {
+			return 0
+		}
+	default:
+		return 0
+	}
+	return score
 }
 
 // keepStrongest drops the weakest insights beyond max, keeping text order among the rest.

@@ -94,6 +94,7 @@ type verdict struct {
 	kind  string
 	score float64
 	used  []bool // tokens that carried kind or sentiment, which are not themes
+	sc    scores // the evidence the kind was decided on
 }
 
 // classify reads one tokenized sentence. Words after "but" weigh three times those before it, as in
@@ -114,6 +115,12 @@ func (lx *lexicon) classify(toks []string, questionMark bool) verdict {
 			but, hypo = true, false
 			used[i] = true
 			i++
+			continue
+		case t == "except" && i+1 < len(toks) && (toks[i+1] == "for" || toks[i+1] == "that"):
+			// "Great app except for the constant logouts" weighs what follows like "but" does.
+			but, hypo = true, false
+			used[i], used[i+1] = true, true
+			i += 2
 			continue
 		}
 		if hypotheticals[t] {
@@ -167,7 +174,7 @@ func (lx *lexicon) classify(toks []string, questionMark bool) verdict {
 		sc.req += 3
 	}
 	kind := decide(sc, questionMark || qStart || sc.ques >= 2, toks)
-	return verdict{kind: kind, score: sentimentScore(sc.val, kind), used: used}
+	return verdict{kind: kind, score: sentimentScore(sc.val, kind), used: used, sc: sc}
 }
 
 // score applies one cue: a negator just before it flips its valence and cancels its kind ("no complaints",

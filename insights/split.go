@@ -21,12 +21,13 @@ var abbreviations = map[string]bool{
 	"a.m": true, "p.m": true, "u.s": true, "esp": true, "resp": true,
 }
 
-// splitSentences cuts plain text into sentences. Lines are hard breaks (lists and e-mails put one thought
-// per line), quoted e-mail lines ("> …") are skipped, and list bullets are not part of a sentence.
+// splitSentences cuts plain text into sentences. Lines and tabs are hard breaks (lists and e-mails put one
+// thought per line, exports join a title and its text with a tab), quoted e-mail lines ("> …") are
+// skipped, and list bullets are not part of a sentence.
 func splitSentences(text string) []span {
 	var out []span
 	for pos := 0; pos < len(text); {
-		end := strings.IndexByte(text[pos:], '\n')
+		end := strings.IndexAny(text[pos:], "\n\t")
 		if end < 0 {
 			end = len(text)
 		} else {

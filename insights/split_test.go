@@ -34,6 +34,7 @@ func TestSplitSentences(t *testing.T) {
 		{"sentence ending in I", "So do I. The rest is fine.", []string{"So do I.", "The rest is fine."}},
 		{"closing quote stays", `He said "it crashed." Then it froze.`, []string{`He said "it crashed."`, "Then it froze."}},
 		{"lines are breaks", "Hi team,\nthe export fails\n\nThanks", []string{"Hi team,", "the export fails", "Thanks"}},
+		{"tab ends a title", "Slow sync\tIt takes a minute. Really", []string{"Slow sync", "It takes a minute.", "Really"}},
 		{"crlf", "First line\r\nSecond line\r\n", []string{"First line", "Second line"}},
 		{"bullets", "- dark mode\n* bulk edit\n• SSO\n1. faster search\n2) audit log",
 			[]string{"dark mode", "bulk edit", "SSO", "faster search", "audit log"}},

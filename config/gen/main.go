@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/feedbridge/feedbridge/config"
+	_ "github.com/feedbridge/feedbridge/connectors/all" // the reference documents every registered kind
 )
 
 func main() {

@@ -136,8 +136,10 @@ func (im *importer) openErrors() (io.WriteCloser, error) {
 	if err := os.MkdirAll(filepath.Dir(im.opts.ErrorsFile), 0o750); err != nil {
 		return nil, err
 	}
-	// The rows hold customers' data: readable by the owner and group only.
-	return os.OpenFile(im.opts.ErrorsFile, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o640)
+	// The rows hold customers' data: readable by the owner and group only. The file was removed when the
+	// run began; it is created anew, never through a link someone put in its place (that would write the
+	// rows wherever the link points) and never into a file that appeared meanwhile.
+	return os.OpenFile(im.opts.ErrorsFile, os.O_CREATE|os.O_EXCL|os.O_WRONLY|openNoFollow, 0o640)
 }
 
 type discard struct{}
@@ -146,6 +148,14 @@ func (discard) Write(p []byte) (int, error) { return len(p), nil }
 func (discard) Close() error                { return nil }
 
 func (im *importer) submission(f Fields) core.Submission {
+	// A release or timeframe column found by its alias in an import of another type is an ordinary
+	// unmapped column (CheckMappingType refused mapping it explicitly).
+	if im.opts.RecordType != core.RecordFeature {
+		f.Release = ""
+	}
+	if im.opts.RecordType != core.RecordObjective {
+		f.Timeframe = ""
+	}
 	return core.Submission{
 		Type:          im.opts.RecordType,
 		Title:         f.Title,
@@ -156,6 +166,8 @@ func (im *importer) submission(f Fields) core.Submission {
 		DefaultSource: "CSV",
 		CreatedAt:     f.CreatedAt,
 		TagIDs:        im.tags.ids(f.Tags),
+		Release:       f.Release,
+		Timeframe:     f.Timeframe,
 		DedupKey:      dedupKey(im.opts.Connector, f),
 	}
 }
@@ -340,6 +352,9 @@ func (im *importer) finish(ctx context.Context, cause error) (core.ImportRun, er
 	}
 	if im.opts.Progress != nil {
 		im.opts.Progress(im.run)
+	}
+	if unknown := im.tags.unknownLabels(); len(unknown) > 0 && im.opts.UnknownTags != nil {
+		im.opts.UnknownTags(unknown)
 	}
 	if log := im.opts.Log; log != nil {
 		log.WithFields(map[string]any{"file": im.run.File, "run": im.run.ID, "status": im.run.Status, "rows": im.run.Rows,

@@ -1,6 +1,7 @@
 package csvimport
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/url"
@@ -10,25 +11,25 @@ import (
 
 	"github.com/robfig/cron/v3"
 
-	"github.com/feedbridge/feedbridge/config"
+	"github.com/feedbridge/feedbridge/connectors"
 	"github.com/feedbridge/feedbridge/core"
 )
 
 // Config is one `connectors.csv` entry (contract §4). Besides the contract's keys it takes allow_private,
 // timeout and max_bytes for URL sources.
 type Config struct {
-	Name         string            `koanf:"name"`
-	Workspace    string            `koanf:"workspace"`
-	Schedule     string            `koanf:"schedule"`    // cron: 5 fields, descriptors, @every, CRON_TZ=
-	Path         string            `koanf:"path"`        // a glob of local files
-	URL          string            `koanf:"url"`         // or an https:// address
-	Headers      map[string]string `koanf:"headers"`     // with url; values are secrets, may be file:/path
-	ArchiveDir   string            `koanf:"archive_dir"` // imported files and errors files go here
-	RecordType   string            `koanf:"record_type"` // Feedback by default
-	Mapping      map[string]string `koanf:"mapping"`
-	AllowPrivate bool              `koanf:"allow_private"` // let url reach loopback and private addresses
-	Timeout      time.Duration     `koanf:"timeout"`       // url: give up when no byte arrives for this long
-	MaxBytes     int64             `koanf:"max_bytes"`     // url: refuse larger responses
+	Name         string                       `koanf:"name" doc:"Required, unique within the kind. Names the lease, the import runs and the entry in GET /api/connectors."`
+	Workspace    string                       `koanf:"workspace" doc:"Required. Id of the workspace that receives the records."`
+	Schedule     string                       `koanf:"schedule" doc:"Cron, 5 fields; descriptors (@daily) and CRON_TZ= allowed."`
+	Path         string                       `koanf:"path" doc:"Glob of local files to import; or, instead, url."`
+	URL          string                       `koanf:"url" doc:"https:// address to fetch the CSV from, instead of path."`
+	Headers      map[string]connectors.Secret `koanf:"headers" doc:"Optional with url: request headers; every value is a secret, read again at each fetch."`
+	ArchiveDir   string                       `koanf:"archive_dir" doc:"Imported files and their .errors.csv go here."`
+	RecordType   string                       `koanf:"record_type" default:"Feedback" doc:"Type of the created records."`
+	Mapping      map[string]string            `koanf:"mapping" doc:"Record field → CSV header: title, description, customer_email, customer_name, source, created_at, external_id, tags."`
+	AllowPrivate bool                         `koanf:"allow_private" doc:"With url: allow loopback and private addresses (refused by default)."`
+	Timeout      time.Duration                `koanf:"timeout" default:"60s" doc:"With url: give up when no byte arrives for this long."`
+	MaxBytes     int64                        `koanf:"max_bytes" default:"1073741824" doc:"With url: refuse larger responses (bytes)."`
 }
 
 // Defaults for URL sources.
@@ -107,6 +108,8 @@ func parseConfig(c Config) (*entrySpec, error) {
 	}
 	if err := ValidateMapping(c.Mapping); err != nil {
 		errs = append(errs, err)
+	} else if err := CheckMappingType(c.Mapping, cmp.Or(e.recordType, core.RecordFeedback)); err != nil {
+		errs = append(errs, err)
 	}
 	if c.Timeout < 0 || c.MaxBytes < 0 {
 		bad("timeout", "timeout and max_bytes must not be negative")
@@ -125,7 +128,7 @@ func parseConfig(c Config) (*entrySpec, error) {
 func (e *entrySpec) resolveHeaders() (map[string]string, error) {
 	out := make(map[string]string, len(e.Headers))
 	for k, v := range e.Headers {
-		s, err := config.ResolveSecret(v)
+		s, err := v.Value()
 		if err != nil {
 			return nil, fmt.Errorf("headers.%s: %w", k, err)
 		}

@@ -155,20 +155,30 @@ func (e *entry) runOnce(ctx context.Context) {
 // reason (store down, read error) stays for the next run; one that can never be imported as it is (no
 // title column, say) is archived with its failed run so that it does not fail every run.
 func (e *entry) importFiles(ctx context.Context) error {
-	ready, busy, err := readyFiles(ctx, e.spec.Path, e.settle, e.wait)
+	ready, busy, refused, err := readyFiles(ctx, e.spec.Path, e.settle, e.wait)
 	if err != nil {
 		return err
 	}
 	for _, f := range busy {
 		e.log.WithField("file", f).Info("csv: file is still being written; left for the next run")
 	}
+	for _, f := range refused {
+		e.log.WithField("file", f).Warn("csv: " + errNotRegular.Error() + "; left alone")
+	}
 	var errs []error
 	for _, f := range ready {
 		if ctx.Err() != nil {
 			break
 		}
-		target := archivePath(e.spec.ArchiveDir, f, e.env.Now())
-		run, err := ImportFile(ctx, e.env.Service, e.spec.ws, f, e.options(filepath.Join(e.spec.ArchiveDir, ErrorsFileName(target))))
+		target, err := archivePath(e.spec.ArchiveDir, f, e.env.Now())
+		if err != nil {
+			// Imported but never archived, the file would be read again on every run.
+			run, err := failedRun(ctx, e.env.Service, e.spec.ws, f, e.options(""), fmt.Errorf("archive: %w", err))
+			e.metrics.observe(e.spec.Name, run)
+			errs = append(errs, err)
+			continue
+		}
+		run, err := importDropFile(ctx, e.env.Service, e.spec.ws, f, e.options(filepath.Join(e.spec.ArchiveDir, ErrorsFileName(target))))
 		e.metrics.observe(e.spec.Name, run)
 		var fe *FormatError
 		if err != nil {

@@ -50,7 +50,7 @@ func (e *ErrorWriter) Write(columns []string, reason string) error {
 				return err
 			}
 		}
-		if err := e.w.Write(append(append([]string(nil), e.header...), "error")); err != nil {
+		if err := e.w.Write(defuse(append(append([]string(nil), e.header...), "error"))); err != nil {
 			return err
 		}
 	}
@@ -58,7 +58,23 @@ func (e *ErrorWriter) Write(columns []string, reason string) error {
 	cells := make([]string, max(len(columns), len(e.header)), max(len(columns), len(e.header))+1)
 	copy(cells, columns)
 	e.n++
-	return e.w.Write(append(cells, reason))
+	return e.w.Write(defuse(append(cells, reason)))
+}
+
+// defuse keeps a spreadsheet from reading a cell as a formula: a cell that starts with '=', '+', '-', '@',
+// a tab or a carriage return gets a leading single quote, as does one that already starts with a quote,
+// so that the original is always the cell without its first quote. It changes cells in place.
+func defuse(cells []string) []string {
+	for i, c := range cells {
+		if c == "" {
+			continue
+		}
+		switch c[0] {
+		case '=', '+', '-', '@', '\t', '\r', '\'':
+			cells[i] = "'" + c
+		}
+	}
+	return cells
 }
 
 // Count is the number of rows written.

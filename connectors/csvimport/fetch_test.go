@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/feedbridge/feedbridge/connectors"
 	"github.com/feedbridge/feedbridge/core"
 )
 
@@ -53,7 +54,7 @@ func TestURLSource(t *testing.T) {
 	}))
 	defer srv.Close()
 	en := e.urlEntry(t, srv, "/exports/daily.csv?token=t0ken", func(c *Config) {
-		c.Headers = map[string]string{"Authorization": "file:" + secret}
+		c.Headers = map[string]connectors.Secret{"Authorization": connectors.Secret("file:" + secret)}
 		c.Mapping = map[string]string{"external_id": "Ticket ID"}
 	})
 	en.runOnce(context.Background())
@@ -127,7 +128,7 @@ func TestURLSourceFailures(t *testing.T) {
 			}))
 			defer srv.Close()
 			en := e.urlEntry(t, srv, tt.path, func(c *Config) {
-				c.Headers = map[string]string{"X-Api-Key": "s3cret"}
+				c.Headers = map[string]connectors.Secret{"X-Api-Key": "s3cret"}
 				if tt.change != nil {
 					tt.change(c)
 				}

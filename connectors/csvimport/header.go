@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+
+	"github.com/feedbridge/feedbridge/core"
 )
 
 // The record fields a column can feed. These names are the keys of `mapping:` and `--map`.
@@ -17,6 +19,8 @@ const (
 	FieldCreatedAt     = "created_at"
 	FieldExternalID    = "external_id"
 	FieldTags          = "tags"
+	FieldRelease       = "release"   // Feature records only
+	FieldTimeframe     = "timeframe" // Objective records only
 )
 
 type field int
@@ -30,11 +34,13 @@ const (
 	fCreatedAt
 	fExternalID
 	fTags
+	fRelease
+	fTimeframe
 	numFields
 )
 
 var fieldNames = [numFields]string{FieldTitle, FieldDescription, FieldCustomerEmail, FieldCustomerName,
-	FieldSource, FieldCreatedAt, FieldExternalID, FieldTags}
+	FieldSource, FieldCreatedAt, FieldExternalID, FieldTags, FieldRelease, FieldTimeframe}
 
 // aliases are the header names recognised without a mapping, best first: when a file has both a
 // "Title" and a "Subject" column, "Title" feeds the title. They are compared normalized (see normHeader).
@@ -48,6 +54,25 @@ var aliases = [numFields][]string{
 	fCreatedAt:     {"created_at", "created", "date", "created date", "creation date", "created on", "submitted at", "timestamp"},
 	fExternalID:    {"external_id", "id", "ticket id"},
 	fTags:          {"tags", "tag", "labels"},
+	fRelease:       {"release", "target release", "release name", "fix version", "milestone"},
+	fTimeframe:     {"timeframe", "time frame", "quarter", "period", "horizon"},
+}
+
+// typedFields are the fields that only one record type carries: a column found for them by an alias is
+// read only when the import makes that type, and a mapping naming them for another type is refused.
+var typedFields = map[field]core.RecordType{fRelease: core.RecordFeature, fTimeframe: core.RecordObjective}
+
+// CheckMappingType refuses a mapping that names a field the record type does not carry (release on a
+// Feedback import, say), which would otherwise fail every row.
+func CheckMappingType(m map[string]string, t core.RecordType) error {
+	for _, k := range sortedKeys(m) {
+		if f, ok := fieldByName(k); ok {
+			if owner, typed := typedFields[f]; typed && owner != t {
+				return fmt.Errorf("mapping: %s is only for %s records, this import makes %s", k, owner, t)
+			}
+		}
+	}
+	return nil
 }
 
 // normHeader folds a header name for matching: case, white space, '_', '-' and '.' are ignored

@@ -41,6 +41,8 @@ func TestResolveColumns(t *testing.T) {
 			map[string]int{FieldTitle: 0, FieldDescription: 1}, ""},
 		{"one column for two fields", []string{"Subject"}, map[string]string{FieldTitle: "Subject", FieldDescription: "Subject"},
 			map[string]int{FieldTitle: 0, FieldDescription: 0}, ""},
+		{"release and timeframe aliases", []string{"Title", "Fix Version", "Time frame"}, nil,
+			map[string]int{FieldTitle: 0, FieldRelease: 1, FieldTimeframe: 2}, ""},
 		{"no title", []string{"Body"}, nil, nil, "no title column"},
 		{"missing mapped column", []string{"Title"}, map[string]string{FieldTags: "Labels"}, nil, `mapping: tags: no column "Labels"`},
 		{"unknown field", []string{"Title"}, map[string]string{"priority": "P"}, nil, `unknown field "priority"`},

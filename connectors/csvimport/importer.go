@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -27,6 +28,11 @@ type Options struct {
 	Progress   func(core.ImportRun)          // called after every batch and once at the end; must not block
 	BadRow     func(line int, reason string) // called for every row that is not imported
 	Log        *logrus.Entry                 // nil: no log lines
+	// UnknownTags, when set, is called once at the end with the tag labels that matched no workspace
+	// tag and were left off the records (most frequent first, at most 20).
+	UnknownTags func(labels []string)
+	// ReadBytes, when set, counts the input's bytes read so far (ImportFile only), for progress estimates.
+	ReadBytes *atomic.Int64
 }
 
 // DefaultBatchSize is the number of rows written per transaction: large enough that the per-transaction
@@ -64,7 +70,23 @@ func ImportFile(ctx context.Context, svc *core.Service, ws core.ID, path string,
 		return failedRun(ctx, svc, ws, path, opts, err)
 	}
 	defer f.Close()
-	return Import(ctx, svc, ws, f, path, opts)
+	var in io.Reader = f
+	if opts.ReadBytes != nil {
+		in = countingReader{f, opts.ReadBytes}
+	}
+	return Import(ctx, svc, ws, in, path, opts)
+}
+
+// countingReader adds the bytes it reads to n.
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c countingReader) Read(p []byte) (int, error) {
+	k, err := c.r.Read(p)
+	c.n.Add(int64(k))
+	return k, err
 }
 
 // failedRun records a run that could not even open its input, in one write.
@@ -99,6 +121,9 @@ func Import(ctx context.Context, svc *core.Service, ws core.ID, r io.Reader, nam
 		return core.ImportRun{}, fmt.Errorf("record type %q: must be Idea, Feedback, Feature or Objective", opts.RecordType)
 	}
 	opts.RecordType = t
+	if err := CheckMappingType(opts.Mapping, t); err != nil {
+		return core.ImportRun{}, err
+	}
 	im := &importer{svc: svc, ws: ws, opts: opts, now: svc.Now}
 	im.run = core.ImportRun{Workspace: ws, Connector: opts.Connector, File: name, Status: core.ImportRunning, StartedAt: svc.Now()}
 	if !opts.DryRun {

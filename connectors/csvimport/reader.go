@@ -37,6 +37,8 @@ type Fields struct {
 	ExternalID    string
 	CreatedAt     time.Time
 	Tags          []string
+	Release       string
+	Timeframe     string
 }
 
 // ErrTitleRequired is the reason for a row with a blank title (the contract's text).
@@ -155,6 +157,8 @@ func (r *Reader) fields(cells []string) (Fields, error) {
 		Source:        get(fSource),
 		ExternalID:    get(fExternalID),
 		Tags:          splitTags(get(fTags)),
+		Release:       get(fRelease),
+		Timeframe:     get(fTimeframe),
 	}
 	if fs.Title == "" {
 		return fs, ErrTitleRequired

@@ -3,14 +3,9 @@ package email
 import (
 	"regexp"
 	"strings"
-	"unicode/utf8"
 )
 
 var (
-	// "On Mon, 3 Nov 2026 at 10:12, Jane <jane@acme.com> wrote:" and its translations; clients wrap it over up
-	// to three lines. A date (a digit) is required too, so that "On the page I wrote:" stays.
-	attributionStart = regexp.MustCompile(`(?i)^(?:on|am|le|el|il|op|den|em|w dniu|dne|\d{4})`)
-	attributionRe    = regexp.MustCompile(`(?i)^(?:(?:on|am|le|el|il|op|den|em|w dniu|dne)\s|\d{4}).*(?:wrote|schrieb|a écrit|escribió|ha scritto|schreef|skrev|escreveu|napisał|pisze|napsal|kirjoitti|írta|yazdı).*:$`)
 	// Sign-offs that phones and webmail append below the text.
 	signOffRe = regexp.MustCompile(`(?i)^(?:sent from my |sent from (?:outlook|mail|yahoo mail|proton ?mail|aol)|sent with (?:proton ?mail|spark|blackberry)|sent via |get outlook for |von meinem .{1,40} gesendet|gesendet von meinem |gesendet mit |envoyé de mon |envoyé depuis |enviado desde mi |enviado do meu |inviato da(?:l mio)? |verzonden (?:vanaf|met) |skickat från |sendt fra min |wysłane z )`)
 	// Placeholders that text parts carry for inline images (Gmail "[image: x]", Outlook "[cid:…]").
@@ -38,7 +33,7 @@ scan:
 			break scan
 		case isHistoryStart(lines, i, t):
 			break scan
-		case isForwardMarker(t) || isImageLine(t):
+		case separatorOf(t) == sepForward || isImageLine(t):
 			continue // a forward marker that no header block followed carries no text of its own
 		}
 		out = append(out, line)
@@ -49,42 +44,34 @@ scan:
 // maxAttribution bounds the length of an attribution line; longer lines are text.
 const maxAttribution = 400
 
-// isHistoryStart reports whether lines[i] (trimmed: t) begins quoted history of a reply.
+// isHistoryStart reports whether lines[i] (trimmed: t) begins quoted history of a reply: a reply introduction
+// in a language of the locale table, a separator of quoted history, or an Outlook header block.
 func isHistoryStart(lines []string, i int, t string) bool {
-	if len(t) < maxAttribution && mayStartAttribution(t) && attributionStart.MatchString(t) {
-		joined := t
-		for k := i; k < len(lines) && k < i+3 && len(joined) < maxAttribution; k++ {
-			if k > i {
-				joined += " " + strings.TrimSpace(lines[k])
-			}
-			if strings.HasSuffix(joined, ":") && strings.ContainsAny(joined, "0123456789") && attributionRe.MatchString(joined) {
-				return true
-			}
-		}
+	if t == "" {
+		return false
 	}
-	if isGenericMarker(t) {
-		if !ruleLineRe.MatchString(t) {
+	if joined, last := introAt(lines, i, 0); last >= 0 && isIntro(joined, false) {
+		return true
+	}
+	switch separatorOf(t) {
+	case sepOriginal:
+		if strings.Trim(t, "-_") != "" {
 			return true // "-----Original Message-----" and its translations
 		}
 		// A bare rule is only a separator when a header block follows it.
 		n := nextNonBlank(lines, i+1, 0, 2)
-		_, ok := parseHeaderBlock(lines, n, 0, true)
+		_, ok := parseHeaderBlock(lines, n, 0, sepOriginal)
+		return ok
+	case sepUnknown:
+		n := nextNonBlank(lines, i+1, 0, 2)
+		_, ok := parseHeaderBlock(lines, n, 0, sepUnknown)
 		return ok
 	}
 	if r, _ := fieldOf(t); r == roleFrom {
-		_, ok := parseHeaderBlock(lines, i, 0, false)
+		_, ok := parseHeaderBlock(lines, i, 0, notSeparator)
 		return ok
 	}
 	return false
-}
-
-// mayStartAttribution rules out, by its first byte, a line that attributionStart cannot match.
-func mayStartAttribution(t string) bool {
-	if t == "" {
-		return false
-	}
-	c := t[0] | 0x20 // ASCII lower case; digits keep their value
-	return t[0] >= utf8.RuneSelf || strings.IndexByte("oaleidw0123456789", c) >= 0
 }
 
 func isImageLine(t string) bool {

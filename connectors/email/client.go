@@ -75,6 +75,13 @@ func (e *entry) login(ctx context.Context, c *imapclient.Client) error {
 	}
 	user := e.spec.Username
 	var err error
+	password := ""
+	if e.spec.Auth != AuthXOAUTH2 {
+		// Read at each login, so a rotated password file is used by the next reconnect.
+		if password, err = e.spec.Password.Value(); err != nil {
+			return fmt.Errorf("email: password: %w", err)
+		}
+	}
 	switch {
 	case e.spec.Auth == AuthXOAUTH2:
 		var tok *oauth2.Token
@@ -84,9 +91,9 @@ func (e *entry) login(ctx context.Context, c *imapclient.Client) error {
 		}
 		err = c.Authenticate(&xoauth2Client{user: user, token: tok.AccessToken})
 	case c.Caps().Has(imap.AuthCap(sasl.Plain)):
-		err = c.Authenticate(sasl.NewPlainClient("", user, e.spec.Password))
+		err = c.Authenticate(sasl.NewPlainClient("", user, password))
 	default:
-		err = c.Login(user, e.spec.Password).Wait()
+		err = c.Login(user, password).Wait()
 	}
 	if err != nil {
 		return fmt.Errorf("email: log in as %s: %w", user, err)
@@ -99,10 +106,13 @@ func (e *entry) login(ctx context.Context, c *imapclient.Client) error {
 func (e *entry) tokenSource(ctx context.Context) oauth2.TokenSource {
 	if e.tokens == nil {
 		o := e.spec.OAuth2
-		cfg := &oauth2.Config{ClientID: o.ClientID, ClientSecret: o.ClientSecret, Endpoint: oauth2.Endpoint{TokenURL: o.TokenURL}}
+		// The secrets are read when the run starts its token source; a rotation takes effect at the next run.
+		clientSecret, _ := o.ClientSecret.Value()
+		refresh, _ := o.RefreshToken.Value()
+		cfg := &oauth2.Config{ClientID: o.ClientID, ClientSecret: clientSecret, Endpoint: oauth2.Endpoint{TokenURL: o.TokenURL}}
 		// The token source keeps this context for every refresh; its client must give up on a silent endpoint.
 		tctx := context.WithValue(context.WithoutCancel(ctx), oauth2.HTTPClient, &http.Client{Timeout: dialTimeout})
-		e.tokens = cfg.TokenSource(tctx, &oauth2.Token{RefreshToken: o.RefreshToken})
+		e.tokens = cfg.TokenSource(tctx, &oauth2.Token{RefreshToken: refresh})
 	}
 	return e.tokens
 }

@@ -8,34 +8,35 @@ import (
 	"strings"
 	"time"
 
+	"github.com/feedbridge/feedbridge/connectors"
 	"github.com/feedbridge/feedbridge/core"
 )
 
 // Config is one `connectors.email` entry (contract §4): one mailbox of one IMAP account, bound to a workspace.
 type Config struct {
-	Name             string        `koanf:"name"`
-	Workspace        string        `koanf:"workspace"`
-	Server           string        `koanf:"server"`         // host:port; the port defaults to 993 (tls) or 143
-	Security         string        `koanf:"security"`       // tls (default) | starttls | none
-	AllowInsecure    bool          `koanf:"allow_insecure"` // security none to a host that is not loopback
-	Username         string        `koanf:"username"`
-	Password         string        `koanf:"password"` // secret, may be file:/path
-	Auth             string        `koanf:"auth"`     // password (default) | xoauth2
-	OAuth2           OAuth2Config  `koanf:"oauth2"`
-	Mailbox          string        `koanf:"mailbox"`           // INBOX by default
-	ProcessedMailbox string        `koanf:"processed_mailbox"` // empty: flag \Seen and leave in place
-	FailedMailbox    string        `koanf:"failed_mailbox"`    // empty: flag \Flagged and leave in place
-	InternalDomains  []string      `koanf:"internal_domains"`
-	PollInterval     time.Duration `koanf:"poll_interval"` // 60s by default
-	Idle             *bool         `koanf:"idle"`          // true by default
+	Name             string            `koanf:"name" doc:"Required, unique within the kind. Names checkpoints, leases and the entry in GET /api/connectors."`
+	Workspace        string            `koanf:"workspace" doc:"Required. Id of the workspace that receives the records."`
+	Server           string            `koanf:"server" doc:"IMAP server host:port; the port defaults to 993 with tls, 143 otherwise."`
+	Security         string            `koanf:"security" default:"tls" doc:"tls, starttls or none (none: loopback only unless allow_insecure)."`
+	AllowInsecure    bool              `koanf:"allow_insecure" doc:"Permit security none to a non-loopback server (credentials travel in clear)."`
+	Username         string            `koanf:"username" doc:"Login name."`
+	Password         connectors.Secret `koanf:"password" doc:"Password for auth password; read again at each login."`
+	Auth             string            `koanf:"auth" default:"password" doc:"password or xoauth2."`
+	OAuth2           OAuth2Config      `koanf:"oauth2" doc:"With auth xoauth2: the refresh-token flow (Gmail, Microsoft 365)."`
+	Mailbox          string            `koanf:"mailbox" default:"INBOX" doc:"Mailbox to read."`
+	ProcessedMailbox string            `koanf:"processed_mailbox" doc:"Where read messages go; empty: flag \\Seen and leave in place."`
+	FailedMailbox    string            `koanf:"failed_mailbox" doc:"Where unparseable messages go; empty: leave them flagged."`
+	InternalDomains  []string          `koanf:"internal_domains" doc:"Sender domains of colleagues, who are not customers."`
+	PollInterval     time.Duration     `koanf:"poll_interval" default:"60s" doc:"Polling period when the server has no IDLE."`
+	Idle             *bool             `koanf:"idle" default:"true" doc:"Use IMAP IDLE when offered."`
 }
 
 // OAuth2Config is the refresh-token flow used with auth xoauth2 (Gmail, Microsoft 365).
 type OAuth2Config struct {
-	TokenURL     string `koanf:"token_url"`
-	ClientID     string `koanf:"client_id"`
-	ClientSecret string `koanf:"client_secret"` // secret, may be file:/path
-	RefreshToken string `koanf:"refresh_token"` // secret, may be file:/path
+	TokenURL     string            `koanf:"token_url" doc:"Token endpoint, http(s)."`
+	ClientID     string            `koanf:"client_id" doc:"OAuth client id."`
+	ClientSecret connectors.Secret `koanf:"client_secret" doc:"OAuth client secret."`
+	RefreshToken connectors.Secret `koanf:"refresh_token" doc:"Long-lived refresh token."`
 }
 
 // Security modes and auth methods.
@@ -123,7 +124,7 @@ func parseConfig(c Config) (*spec, error) {
 	return s, errors.Join(errs...)
 }
 
-// checkOAuth2 validates the refresh-token settings (connectors.Decode has already read their file: secrets).
+// checkOAuth2 validates the refresh-token settings.
 func checkOAuth2(o *OAuth2Config) []error {
 	var errs []error
 	u, err := url.Parse(o.TokenURL)

@@ -89,8 +89,12 @@ func TestConfigDefaults(t *testing.T) {
 	}
 	sp := s.(*set).entries[0].spec
 	if sp.Server != "imap.example.com:993" || sp.Security != SecurityTLS || sp.Auth != AuthPassword || sp.Mailbox != "INBOX" ||
-		sp.PollInterval != time.Minute || !sp.idle || sp.Password != "from-file" {
+		sp.PollInterval != time.Minute || !sp.idle {
 		t.Errorf("defaults: %+v", sp.Config)
+	}
+	// The password stays a file reference and is read at each login.
+	if pw, err := sp.Password.Value(); err != nil || pw != "from-file" {
+		t.Errorf("password = %q, %v", pw, err)
 	}
 	if got := sp.checkpointName(); got != "email:support-inbox:INBOX" {
 		t.Errorf("checkpoint name %q", got)

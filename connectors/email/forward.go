@@ -2,17 +2,9 @@ package email
 
 import (
 	"math/bits"
-	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
-)
-
-// Separator lines that mail clients put above a forwarded or quoted message. Forward markers say "forward" in
-// some language; generic markers (Outlook's "Original Message", its underscore rule) are used for replies and
-// forwards alike, so they count as a forward only when the subject says so.
-var (
-	forwardMarker = regexp.MustCompile(`(?i)^(?:-{2,}\s*(?:forwarded message|weitergeleitete nachricht|message transféré|mensaje reenviado|messaggio inoltrato|mensagem encaminhada|doorgestuurd bericht|videresendt melding|vidarebefordrat meddelande|välitetty viesti|przekazana wiadomość|wiadomość przekazana)\s*-*|begin forwarded message:|anfang der weitergeleiteten nachricht:|début du message (?:réexpédié|transféré) ?:|inicio del mensaje reenviado:|inizio messaggio inoltrato:|início da mensagem reencaminhada:|begin doorgestuurd bericht:)$`)
-	genericMarker = regexp.MustCompile(`(?i)^(?:-{2,}\s*(?:original message|ursprüngliche nachricht|message d'origine|mensaje original|messaggio originale|mensagem original|oorspronkelijk bericht|originalmeddelande|opprinnelig melding|alkuperäinen viesti|wiadomość oryginalna)\s*-*|_{10,}|-{20,})$`)
 )
 
 // role is what a field of a forwarded header block says; a block's roles are a set of bits.
@@ -25,32 +17,6 @@ const (
 	roleTo
 	roleCC
 )
-
-// isForwardMarker and isGenericMarker run on every line; a marker begins with a rule ("--", "__") or ends
-// with a colon, which most lines rule out without the regular expression.
-func isForwardMarker(t string) bool {
-	return (strings.HasPrefix(t, "--") || strings.HasSuffix(t, ":")) && forwardMarker.MatchString(t)
-}
-
-func isGenericMarker(t string) bool {
-	return (strings.HasPrefix(t, "--") || strings.HasPrefix(t, "__")) && genericMarker.MatchString(t)
-}
-
-// headerRole maps the field names of forwarded header blocks, in the languages mail clients localize them to,
-// onto the role they play.
-var headerRole = map[string]role{
-	"from": roleFrom, "von": roleFrom, "de": roleFrom, "da": roleFrom, "van": roleFrom, "fra": roleFrom, "från": roleFrom,
-	"od": roleFrom, "lähettäjä": roleFrom, "від": roleFrom, "от": roleFrom, "发件人": roleFrom,
-	"date": roleDate, "sent": roleDate, "datum": roleDate, "gesendet": roleDate, "envoyé": roleDate, "fecha": roleDate,
-	"enviado": roleDate, "enviada": roleDate, "data": roleDate, "inviato": roleDate, "verzonden": roleDate, "sendt": roleDate,
-	"skickat": roleDate, "lähetetty": roleDate, "wysłano": roleDate, "发送时间": roleDate,
-	"subject": roleSubject, "betreff": roleSubject, "objet": roleSubject, "asunto": roleSubject, "oggetto": roleSubject,
-	"onderwerp": roleSubject, "emne": roleSubject, "ämne": roleSubject, "assunto": roleSubject, "aihe": roleSubject,
-	"temat": roleSubject, "主题": roleSubject,
-	"to": roleTo, "an": roleTo, "à": roleTo, "a": roleTo, "para": roleTo, "aan": roleTo, "til": roleTo, "till": roleTo,
-	"vastaanottaja": roleTo, "do": roleTo, "收件人": roleTo,
-	"cc": roleCC, "kopie": roleCC, "cci": roleCC, "bcc": roleCC, "reply-to": roleCC, "antwort an": roleCC,
-}
 
 // maxBlockLines bounds a header block, which also keeps a scan over hostile input linear.
 const maxBlockLines = 40
@@ -71,88 +37,137 @@ type headerBlock struct {
 	end     int // index of the first line after the block
 }
 
-// span locates a forwarded message inside the lines: where its marker begins, where its body begins, and the
-// quote depth of that body.
-type span struct{ cut, start, depth int }
+// span locates a forwarded message inside the lines: where its separator begins, where its body begins, the
+// quote depth of that body, and whether the body is indented (Outlook indents a message it forwards below a
+// reply introduction).
+type span struct {
+	cut, start, depth int
+	indent            bool
+}
 
 // findForwards scans body for inline forwards. It returns the text above the first one and a level per
 // forwarded message, outermost first. forwardCtx says whether the message around the body is itself a forward
 // (by its subject). The scan is one pass: a header block that is not a forward is quoted reply history and
 // ends it.
+//
+// A forwarded message is recognised by its structure, with the labels and phrases of the locale table: a
+// separator line (a known phrase, or dashes around any text) over a header block; a header block alone that
+// starts with its sender, Outlook's way; a header block folded onto one line, Yahoo's way; or, in a forward, a
+// reply introduction naming the sender ("On …, Jane <jane@acme.com> wrote:"). The header block and the body
+// may be quoted one level deeper than the separator (Apple Mail and Missive quote the forwarded message).
 func findForwards(body string, forwardCtx bool) (string, []level, bool) {
-	lines := strings.Split(normalizeNewlines(body), "\n")
+	lines := unfoldHeaderLines(strings.Split(normalizeNewlines(body), "\n"))
 	var hops []level
 	var spans []span
 	depth := 0 // quote depth of the current (innermost) forwarded body
 	for i := 0; i < len(lines); i++ {
 		d, text := quoteLevel(lines[i])
 		text = strings.TrimSpace(text)
-		if d < depth && text != "" {
+		if text == "" {
+			continue
+		}
+		if d < depth {
 			break // the quoted forward ended; what follows is the forwarder's again
 		}
-		marker := ""
-		switch {
-		case isForwardMarker(text):
-			marker = "forward"
-		case isGenericMarker(text):
-			marker = "generic"
+		sep := separatorOf(text)
+		if sep == notSeparator && forwardCtx {
+			if joined, last := introAt(lines, i, d); last >= 0 && isIntro(joined, true) {
+				if from := introPerson(joined); from.email != "" {
+					sp := bodySpan(lines, i, last+1, d)
+					hops = append(hops, level{from: from})
+					spans = append(spans, sp)
+					forwardCtx = false // an introduction carries no subject to tell
+					depth = sp.depth
+					i = last
+					continue
+				}
+			}
 		}
-		from := i
-		if marker != "" {
-			from = nextNonBlank(lines, i+1, d, 2)
+		from, bd := i, d
+		if sep != notSeparator {
+			if from, bd = nextContent(lines, i+1, 2); from < 0 || bd < d || bd > d+1 {
+				continue
+			}
 		}
-		blk, ok := parseHeaderBlock(lines, from, d, marker != "")
+		blk, ok := parseHeaderBlock(lines, from, bd, sep)
 		if !ok {
 			continue
 		}
-		if marker != "forward" && !forwardCtx {
+		if sep != sepForward && !forwardCtx {
 			break // quoted reply history of the current message, not a forward
 		}
 		hops = append(hops, level{from: blk.from, subject: blk.subject})
-		spans = append(spans, span{cut: i, start: blk.end, depth: d})
+		sp := bodySpan(lines, i, blk.end, bd)
+		spans = append(spans, sp)
 		forwardCtx = isForwardSubject(blk.subject)
-		depth = d
+		depth = sp.depth
 		i = blk.end - 1
 	}
 	if len(hops) == 0 {
 		return "", nil, false
 	}
-	lead := extract(lines, 0, spans[0].cut, 0)
+	lead := extract(lines, 0, span{cut: spans[0].cut})
 	for k, sp := range spans {
 		to := len(lines)
 		if k+1 < len(spans) {
 			to = spans[k+1].cut
 		}
-		hops[k].text = extract(lines, sp.start, to, sp.depth)
+		hops[k].text = extract(lines, sp.start, span{cut: to, depth: sp.depth, indent: sp.indent})
 	}
 	return lead, hops, true
 }
 
-// extract returns lines[from:to] with depth quote levels removed, ending early where a line is quoted less
-// deeply (the quoted forward ended there).
-func extract(lines []string, from, to, depth int) string {
-	out := make([]string, 0, to-from)
+// bodySpan describes the body of a forwarded message that begins at lines[start], below a separator or
+// introduction at lines[cut] of quote depth d: a body quoted one level deeper than its header (Missive,
+// Outlook's introductions) or indented is read without that level or indentation.
+func bodySpan(lines []string, cut, start, d int) span {
+	sp := span{cut: cut, start: start, depth: d}
+	n, nd := nextContent(lines, start, 3)
+	switch {
+	case n < 0:
+	case nd == d+1:
+		sp.depth = nd
+	case nd == d:
+		_, text := quoteLevel(lines[n])
+		sp.indent = strings.HasPrefix(text, "  ") || strings.HasPrefix(text, "\t")
+	}
+	return sp
+}
+
+// extract returns lines[from:sp.cut] with sp.depth quote levels removed (and the indentation, for an indented
+// body), ending early where a line is quoted less deeply (the quoted forward ended there).
+func extract(lines []string, from int, sp span) string {
+	to := sp.cut
+	out := make([]string, 0, max(to-from, 0))
 	for _, l := range lines[from:to] {
 		d, text := quoteLevel(l)
 		if strings.TrimSpace(text) == "" {
 			out = append(out, "")
 			continue
 		}
-		if d < depth {
+		if d < sp.depth {
 			break
 		}
-		out = append(out, strings.Repeat("> ", d-depth)+text)
+		if sp.indent {
+			text = strings.TrimPrefix(text, "\t")
+			for k := 0; k < 4 && strings.HasPrefix(text, " "); k++ {
+				text = text[1:]
+			}
+		}
+		out = append(out, strings.Repeat("> ", d-sp.depth)+text)
 	}
 	return strings.Join(out, "\n")
 }
 
-// parseHeaderBlock reads a header block at lines[i] (quote depth d). Behind a marker a sender and one more
-// field suffice; without one, the block must look like Outlook's full From/Sent/Subject block.
-func parseHeaderBlock(lines []string, i, d int, marked bool) (headerBlock, bool) {
+// parseHeaderBlock reads a header block at lines[i] (quote depth d). Behind a known separator a sender and one
+// more field suffice; behind dashes around an unknown phrase a field must also hold an address; without a
+// separator, the block must look like Outlook's: a sender first, then the date and a subject or recipient.
+func parseHeaderBlock(lines []string, i, d int, sep separatorKind) (headerBlock, bool) {
 	var (
 		blk      headerBlock
 		lastRole role
 		from     string // parsed once the block qualifies
+		hasAddr  bool
 	)
 	j := i
 	for ; j >= 0 && j < len(lines) && j-i < maxBlockLines; j++ {
@@ -170,12 +185,20 @@ func parseHeaderBlock(lines []string, i, d int, marked bool) (headerBlock, bool)
 		}
 		r, value := fieldOf(text)
 		if r == 0 {
-			if lastRole == roleTo || lastRole == roleCC {
+			if lastRole == roleTo || lastRole == roleCC || lastRole == roleFrom && !strings.Contains(from, "@") {
+				// A wrapped address list, or a sender whose address went to the next line.
 				if strings.Contains(text, "@") || strings.HasPrefix(lines[j], " ") || strings.HasPrefix(lines[j], "\t") {
-					continue // a wrapped address list
+					if lastRole == roleFrom {
+						from += " " + text
+					}
+					hasAddr = hasAddr || strings.Contains(text, "@")
+					continue
 				}
 			}
 			break
+		}
+		if j == i && sep == notSeparator && r != roleFrom {
+			break // a block without a separator starts with its sender
 		}
 		if blk.roles&r != 0 && r&(roleFrom|roleSubject) != 0 {
 			break // a second sender or subject belongs to the next block
@@ -188,6 +211,7 @@ func parseHeaderBlock(lines []string, i, d int, marked bool) (headerBlock, bool)
 				blk.subject = collapseSpace(value)
 			}
 		}
+		hasAddr = hasAddr || r != roleSubject && strings.Contains(value, "@")
 		blk.roles |= r
 		lastRole = r
 	}
@@ -195,7 +219,9 @@ func parseHeaderBlock(lines []string, i, d int, marked bool) (headerBlock, bool)
 	ok := false
 	switch {
 	case blk.roles&roleFrom == 0:
-	case marked:
+	case sep == sepUnknown:
+		ok = hasAddr && bits.OnesCount8(uint8(blk.roles)) >= 2
+	case sep != notSeparator:
 		ok = bits.OnesCount8(uint8(blk.roles)) >= 2
 	default:
 		ok = blk.roles&roleDate != 0 && blk.roles&(roleSubject|roleTo) != 0
@@ -204,6 +230,305 @@ func parseHeaderBlock(lines []string, i, d int, marked bool) (headerBlock, bool)
 		blk.from = parsePerson(from)
 	}
 	return blk, ok
+}
+
+// separatorOf tells whether t (a trimmed line) is a separator that clients put above a forwarded or quoted
+// header block: a phrase of the locale table between dashes ("---------- Forwarded message ---------") or
+// before a colon ("Begin forwarded message:"), dashes around a phrase no entry knows, or a long rule.
+func separatorOf(t string) separatorKind {
+	if len(t) < 2 {
+		return notSeparator
+	}
+	if c := t[0]; (c == '-' || c == '_' || c == '=') && t[1] == c {
+		n := 0
+		for n < len(t) && t[n] == c {
+			n++
+		}
+		if n == len(t) {
+			if c == '_' && n >= 10 || c == '-' && n >= 20 {
+				return sepOriginal // a rule: what follows decides
+			}
+			return notSeparator
+		}
+		inner := strings.TrimRight(t[n:], " -_=")
+		if len(inner) > 120 {
+			return notSeparator
+		}
+		if k := separatorPhrase[foldText(strings.Trim(inner, " :"))]; k != notSeparator {
+			return k
+		}
+		if len(inner) == len(t)-n {
+			return notSeparator // no dashes after the phrase: a line of text
+		}
+		return sepUnknown
+	}
+	if len(t) > 120 || !strings.HasSuffix(t, ":") && !strings.HasSuffix(t, "：") {
+		return notSeparator
+	}
+	inner := strings.TrimRight(strings.TrimSuffix(strings.TrimSuffix(t, ":"), "："), " ")
+	switch k := separatorPhrase[foldText(inner)]; k {
+	case sepForward, sepOriginal:
+		return k
+	}
+	return notSeparator
+}
+
+// unfoldHeaderLines returns lines with every header block that a client folded onto one line (Yahoo:
+// "----- Forwarded Message ----- From: Jane <jane@acme.com>To: …Sent: …Subject: …") written out one field
+// a line. lines itself is returned when there is none.
+func unfoldHeaderLines(lines []string) []string {
+	var out []string
+	for i, l := range lines {
+		if strings.Count(l, ":") < 3 {
+			if out != nil {
+				out = append(out, l)
+			}
+			continue
+		}
+		fields := unfoldHeaderLine(l)
+		if fields == nil {
+			if out != nil {
+				out = append(out, l)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]string, 0, len(lines)+8), lines[:i]...)
+		}
+		out = append(out, fields...)
+	}
+	if out == nil {
+		return lines
+	}
+	return out
+}
+
+// unfoldHeaderLine splits one line holding a folded header block (optionally behind a dashed separator) into
+// its separator and fields, each with the line's quote marks; nil when it holds none. A field starts where a
+// label of the table, capitalised as clients write them, ends in a colon: it may follow the previous value
+// without a space ("…AMSubject:"). The fields must start with the sender and name a date or a subject; the
+// subject, which clients write last, ends the block.
+func unfoldHeaderLine(line string) []string {
+	d, text := quoteLevel(line)
+	t := strings.TrimSpace(text)
+	prefix := strings.Repeat("> ", d)
+	var out []string
+	if strings.HasPrefix(t, "--") {
+		n := strings.IndexFunc(t, func(r rune) bool { return r != '-' })
+		if n < 0 {
+			return nil
+		}
+		k := strings.Index(t[n:], "--")
+		if k < 0 {
+			return nil
+		}
+		e := n + k
+		for e < len(t) && t[e] == '-' {
+			e++
+		}
+		out = append(out, prefix+t[:e])
+		t = strings.TrimSpace(t[e:])
+	}
+	r, _ := fieldOf(t)
+	if r != roleFrom {
+		return nil
+	}
+	seen := roleFrom
+	start := 0
+	for p := strings.IndexByte(t, ':') + 1; p < len(t); {
+		c := strings.IndexByte(t[p:], ':')
+		if c < 0 {
+			break
+		}
+		colon := p + c
+		p = colon + 1
+		k, r := labelBefore(t, start, colon)
+		if r == 0 || seen&r != 0 && r != roleCC {
+			continue
+		}
+		out = append(out, prefix+strings.TrimSpace(t[start:k]))
+		start, seen = k, seen|r
+		if r == roleSubject {
+			break
+		}
+	}
+	out = append(out, prefix+strings.TrimSpace(t[start:]))
+	if seen&(roleDate|roleSubject) == 0 || bits.OnesCount8(uint8(seen)) < 3 {
+		return nil
+	}
+	return out
+}
+
+// labelBefore finds a label of the table that ends at t[colon] (a space before the colon allowed) and starts
+// after t[min]; it returns where the label starts and its role. The longest label wins. A label starts with
+// a capital letter (or a letter of a script without case) after a non-letter, or after a letter of another
+// case ("…comTo:").
+func labelBefore(t string, min, colon int) (int, role) {
+	end := colon
+	if end > min && t[end-1] == ' ' {
+		end--
+	}
+	best, bestRole := -1, role(0)
+	for k := end - 1; k > min && end-k <= 30; k-- {
+		if !utf8.RuneStart(t[k]) {
+			continue
+		}
+		first, _ := utf8.DecodeRuneInString(t[k:])
+		if !unicode.IsLetter(first) || unicode.IsLower(first) {
+			continue
+		}
+		prev, _ := utf8.DecodeLastRuneInString(t[:k])
+		if unicode.IsLetter(prev) && unicode.IsUpper(prev) && unicode.IsUpper(first) {
+			continue // inside a word written in capitals
+		}
+		if r := roleOf(t[k:end]); r != 0 {
+			best, bestRole = k, r
+		}
+	}
+	return best, bestRole
+}
+
+// introAt finds a reply introduction starting at lines[i] (quote depth d): clients wrap it over up to three
+// lines, the last ending in a colon. It returns the joined text and the index of its last line, or -1.
+func introAt(lines []string, i, d int) (string, int) {
+	first := ""
+	for k := i; k < len(lines) && k < i+3; k++ {
+		ld, text := quoteLevel(lines[k])
+		text = strings.TrimSpace(text)
+		if ld != d || text == "" || len(text) > maxAttribution {
+			return "", -1
+		}
+		if k == i {
+			first = text
+			if !mayStartIntro(first) {
+				return "", -1
+			}
+		} else if !strings.ContainsAny(first, "0123456789@") {
+			return "", -1 // a wrapped introduction has its date or address on its first line
+		}
+		if strings.HasSuffix(text, ":") || strings.HasSuffix(text, "：") {
+			if k == i {
+				return text, k
+			}
+			parts := make([]string, 0, 3)
+			for m := i; m <= k; m++ {
+				_, t := quoteLevel(lines[m])
+				parts = append(parts, strings.TrimSpace(t))
+			}
+			return strings.Join(parts, " "), k
+		}
+	}
+	return "", -1
+}
+
+// mayStartIntro rules out, cheaply, a line that cannot begin a reply introduction: one ending a sentence.
+func mayStartIntro(t string) bool {
+	switch t[len(t)-1] {
+	case '.', '!', '?':
+		return false
+	}
+	return true
+}
+
+// isIntro reports whether joined is a reply introduction: it ends in a colon, holds a date (a digit) and
+// either a "wrote" word of the table or an address right before the colon (Gmail in Japanese), and it
+// begins with a word the table lists, with the date, or names an address. needAddr asks for the address.
+func isIntro(joined string, needAddr bool) bool {
+	if len(joined) >= maxAttribution || !strings.ContainsAny(joined, "0123456789") {
+		return false
+	}
+	hasAddr := strings.Contains(joined, "@")
+	if needAddr && !hasAddr {
+		return false
+	}
+	body := strings.TrimRight(strings.TrimSuffix(strings.TrimSuffix(joined, ":"), "："), " ")
+	folded := strings.ToLower(body)
+	verb := false
+	for _, w := range introWords {
+		if strings.Contains(folded, w) {
+			verb = true
+			break
+		}
+	}
+	if !verb && !(hasAddr && (strings.HasSuffix(body, ">") || strings.HasSuffix(body, "]") || strings.HasSuffix(body, ")"))) {
+		return false
+	}
+	if hasAddr {
+		return true
+	}
+	first, _ := utf8.DecodeRuneInString(joined)
+	if unicode.IsDigit(first) {
+		return true
+	}
+	w := strings.ToLower(joined[:strings.IndexFunc(joined+" ", unicode.IsSpace)])
+	if introStarts[strings.TrimRight(w, ",")] {
+		return true
+	}
+	two := strings.Fields(folded)
+	return len(two) > 1 && introStarts[two[0]+" "+two[1]]
+}
+
+// Words that stand between the date and the sender's name in the introductions of the table's languages.
+var introNameStops = map[string]bool{
+	"am": true, "pm": true, "uhr": true, "at": true, "um": true, "à": true, "a": true, "h": true, "kl.": true, "kl": true,
+	"klo": true, "o": true, "ob": true, "u": true, "v": true, "la": true, "às": true, "alle": true, "ore": true, "om": true,
+	"heeft": true, "schreef": true, "schrieb": true, "skrev": true, "používateľ": true, "пользователь": true,
+	"időpontban": true, "odesílatel": true, "oseba": true, "je": true, "lietotājs": true, "ο/η": true, "kell": true,
+	"godz.": true, "в": true, "о": true, "오전": true, "오후": true, "wrote": true, "de": true, "el": true, "le": true,
+	"on": true, "op": true, "den": true, "d.": true, "em": true, "il": true, "giorno": true, "dne": true, "dnia": true,
+	"w": true, "dniu": true, "în": true, "στις": true, "las": true, "kello": true,
+}
+
+// introPerson reads the sender that a reply introduction names: the address (in angle brackets, square
+// brackets or parentheses, or bare) and the name before it, when it is quoted or stands between the date and
+// the address. The name is left out when it cannot be told apart.
+func introPerson(joined string) person {
+	loc := addrRe.FindStringIndex(joined)
+	if loc == nil {
+		return person{}
+	}
+	email := strings.TrimRight(joined[loc[0]:loc[1]], ".")
+	before := strings.TrimRight(joined[:loc[0]], " <[(")
+	before = strings.TrimRight(before, " <[(")
+	name := ""
+	if n := len(before); n > 0 {
+		last, size := utf8.DecodeLastRuneInString(before)
+		if open := map[rune]rune{'"': '"', '»': '«', '”': '„', '\'': '\''}[last]; open != 0 {
+			if k := strings.LastIndex(before[:n-size], string(open)); k >= 0 {
+				name = before[k+len(string(open)) : n-size]
+			}
+			if last == '”' && name == "" {
+				if k := strings.LastIndex(before[:n-size], "“"); k >= 0 {
+					name = before[k+len("“") : n-size]
+				}
+			}
+		} else {
+			words := strings.Fields(before)
+			k := len(words)
+			for k > 0 && len(words)-k < 4 {
+				w := words[k-1]
+				if strings.ContainsAny(w, "0123456789,@") || introNameStops[strings.ToLower(w)] || isIntroWord(w) {
+					break
+				}
+				k--
+			}
+			name = strings.Join(words[k:], " ")
+		}
+	}
+	if strings.Contains(name, "@") {
+		name = ""
+	}
+	return newPerson(name, email)
+}
+
+func isIntroWord(w string) bool {
+	w = strings.ToLower(w)
+	for _, v := range introWords {
+		if v == w {
+			return true
+		}
+	}
+	return false
 }
 
 func isHeaderField(line string, d int) bool {
@@ -285,8 +610,24 @@ func quoteLevel(line string) (int, string) {
 	return d, strings.TrimPrefix(rest, " ")
 }
 
+// nextContent returns the index and quote depth of the first non-blank line within max blank lines of i, or
+// -1. Blank lines count at any depth: clients leave them unquoted inside quoted blocks.
+func nextContent(lines []string, i, max int) (int, int) {
+	for skipped := 0; i < len(lines) && skipped <= max; i++ {
+		d, text := quoteLevel(lines[i])
+		if strings.TrimSpace(text) != "" {
+			return i, d
+		}
+		skipped++
+	}
+	return -1, 0
+}
+
+// textNormalizer turns every line ending into "\n", non-breaking spaces (French typography puts one before a
+// colon) into spaces, and drops byte-order marks and zero-width spaces, which some clients leave in the text.
+var textNormalizer = strings.NewReplacer("\r\n", "\n", "\r", "\n", "\u00a0", " ", "\u202f", " ", "\u2007", " ",
+	"\ufeff", "", "\u200b", "")
+
 func normalizeNewlines(s string) string {
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	s = strings.ReplaceAll(s, "\r", "\n")
-	return strings.ReplaceAll(s, "\u00a0", " ")
+	return textNormalizer.Replace(s)
 }

@@ -235,25 +235,51 @@ var addrPunct = strings.NewReplacer("mailto:", " ", "<", " ", ">", " ", "[", " "
 var addrRe = regexp.MustCompile(`[\p{L}\p{N}._%+'\-!#$&*/=?^{|}~]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+`)
 
 // parsePerson reads a free-form sender such as `Jane Doe <jane@acme.com>`, `"Doe, Jane" [mailto:jane@acme.com]`
-// or a bare display name, as found in forwarded header blocks and broken From fields.
+// or a bare display name, as found in forwarded header blocks and broken From fields. What Outlook adds around
+// a sender is dropped: "<mailto:…>" copies of the address, and "on behalf of …" (in the table's languages)
+// after the sender who wrote.
 func parsePerson(s string) person {
 	s = strings.TrimSpace(s)
 	if a, err := mail.ParseAddress(s); err == nil {
 		return newPerson(a.Name, a.Address)
 	}
+	s = cutBehalf(s)
 	loc := addrRe.FindStringIndex(s)
 	if loc == nil {
 		return person{name: trimName(s)}
 	}
-	name := s[:loc[0]] + " " + s[loc[1]:]
-	name = addrPunct.Replace(name)
-	return newPerson(name, strings.TrimRight(s[loc[0]:loc[1]], "."))
+	email := strings.TrimRight(s[loc[0]:loc[1]], ".")
+	return newPerson(addrPunct.Replace(addrRe.ReplaceAllString(s, " ")), email)
 }
 
-// newPerson normalises a name and address; Outlook often repeats the address as the display name.
+// cutBehalf keeps, of "X on behalf of Y", the side that holds an address, X when both do: X wrote the message.
+func cutBehalf(s string) string {
+	lower := strings.ToLower(s)
+	if len(lower) != len(s) {
+		return s // lowering changed the byte offsets; such a sender is left whole
+	}
+	for _, p := range behalfPhrases {
+		k := strings.Index(lower, p)
+		if k <= 0 {
+			continue
+		}
+		left, right := s[:k], s[k+len(p):]
+		if !strings.Contains(left, "@") && strings.Contains(right, "@") {
+			return right
+		}
+		return left
+	}
+	return s
+}
+
+// newPerson normalises a name and address; Outlook often repeats the address as the display name, or in it.
 func newPerson(name, email string) person {
 	email = strings.ToLower(strings.TrimSpace(toUTF8([]byte(email))))
-	name = trimName(toUTF8([]byte(name)))
+	name = toUTF8([]byte(name))
+	if strings.Contains(name, "@") || strings.Contains(name, "mailto:") {
+		name = addrPunct.Replace(addrRe.ReplaceAllString(name, " "))
+	}
+	name = trimName(name)
 	if strings.EqualFold(name, email) {
 		name = ""
 	}

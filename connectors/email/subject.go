@@ -6,16 +6,8 @@ import (
 	"unicode/utf8"
 )
 
-// Reply and forward prefixes as mail clients write them in common languages: Re, Fwd/FW, German AW/WG,
-// French TR, Spanish RV, Scandinavian SV/VS/VB, Dutch Antw/Doorst, Italian R/I/Rif, Portuguese Res/Enc,
-// Polish Odp/PD, Finnish VL/VS, Turkish YNT/İLT, Chinese and Japanese ones; optionally counted ("Re[2]:").
-// Those of forwardTokens mark a forward. Both are matched case-insensitively (simple case folding).
-var (
-	replyTokens   = []string{"re", "aw", "sv", "antw", "antwort", "r", "rif", "res", "odp", "vl", "ynt", "回复", "回覆", "答复", "返信"}
-	forwardTokens = []string{"fw", "fwd", "wg", "tr", "rv", "vs", "vb", "doorst", "i", "enc", "pd", "İlt", "转发", "轉寄", "転送"}
-)
-
-// subjectPrefix reads one reply or forward prefix at the start of s: optional white space, a token, an
+// subjectPrefix reads one reply or forward prefix at the start of s: optional white space, a token of the
+// locale table (forwardTokens or replyTokens, matched case-insensitively by simple case folding), an
 // optional count ("[2]" or "(2)"), a colon (ASCII or full-width) and the white space after it. It returns
 // the prefix's length (0 when s starts with none) and whether the token marks a forward. It is a hand-written
 // form of a regular expression that cost a tenth of the parser's time; FuzzSubjectPrefix holds it to that
@@ -30,11 +22,15 @@ func subjectPrefix(s string) (n int, forward bool) {
 		}
 		j += size
 	}
-	// Every token is followed by space, a count or the colon, none of them a letter: it is a whole run. No
-	// token is longer than seven letters of up to three bytes each.
+	// Every token is followed by space, a count or the colon, none of them a letter: it is a whole run (with
+	// its full stop, for an abbreviation). No token is longer than 22 bytes.
 	tok := s[i:j]
+	if j < len(s) && s[j] == '.' && tok != "" && len(tok) <= 21 && (hasFold(forwardTokens, s[i:j+1]) || hasFold(replyTokens, s[i:j+1])) {
+		j++ // a token written with its abbreviation's full stop ("Redir.:")
+		tok = s[i:j]
+	}
 	switch {
-	case tok == "" || len(tok) > 21:
+	case tok == "" || len(tok) > 22:
 		return 0, false
 	case hasFold(forwardTokens, tok):
 		forward = true

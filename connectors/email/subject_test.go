@@ -2,14 +2,23 @@ package email
 
 import (
 	"regexp"
+	"strings"
 	"testing"
 )
 
-// The expressions subjectPrefix replaced, kept as its reference.
-var (
-	prefixRe  = regexp.MustCompile(`(?i)^\s*(?:re|fwd?|aw|wg|tr|rv|sv|vs|vb|antw|antwort|doorst|r|i|rif|res|enc|odp|pd|vl|ynt|İlt|回复|回覆|答复|转发|轉寄|転送|返信)\s*(?:\[\d+\]|\(\d+\))?\s*[:：]\s*`)
-	forwardRe = regexp.MustCompile(`(?i)^\s*(?:fwd?|wg|tr|rv|vs|vb|doorst|i|enc|pd|İlt|转发|轉寄|転送)\s*(?:\[\d+\]|\(\d+\))?\s*[:：]`)
-)
+// The expressions subjectPrefix stands for, built from the same token lists, kept as its reference.
+var prefixRe, forwardRe = func() (*regexp.Regexp, *regexp.Regexp) {
+	alt := func(tokens []string) string {
+		q := make([]string, len(tokens))
+		for i, t := range tokens {
+			q[i] = regexp.QuoteMeta(t)
+		}
+		return strings.Join(q, "|")
+	}
+	all := append(append([]string{}, replyTokens...), forwardTokens...)
+	return regexp.MustCompile(`(?i)^\s*(?:` + alt(all) + `)\s*(?:\[\d+\]|\(\d+\))?\s*[:：]\s*`),
+		regexp.MustCompile(`(?i)^\s*(?:` + alt(forwardTokens) + `)\s*(?:\[\d+\]|\(\d+\))?\s*[:：]`)
+}()
 
 func checkSubjectPrefix(t *testing.T, s string) {
 	t.Helper()
@@ -29,6 +38,7 @@ func TestSubjectPrefix(t *testing.T) {
 		"Re[2: x", "Re(2]: x", "AW: WG: x", "Antwort: x", "ANTW: x", "Antworten: x", "r: x", "I: x", "rif: x",
 		"Res: x", "reſ: x", "İlt: x", "ilt: x", "İLT: x", "回复：x", "转发: x", "転送 ： x", "返信x: y", "re2: x",
 		"Doorst: x", "VS:x", "TR : x", "Re:", "Re", ":", "Re:\r\n x", "Ynt: x", "odp:x", "Vl: x", "Sv: x",
+		"Redir.: x", "Redir: x", "Redir. x", "Videresend: x", "ΠΡΘ: x", "Пересл: x", "전달: x", "轉寄：x", "Re.: x",
 	} {
 		checkSubjectPrefix(t, s)
 	}

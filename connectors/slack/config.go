@@ -5,18 +5,19 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/feedbridge/feedbridge/connectors"
 	"github.com/feedbridge/feedbridge/core"
 )
 
 // Config is one connectors.slack entry (contract §4): one Slack app, or one team of an app, feeding one
 // feedbridge workspace.
 type Config struct {
-	Name          string            `koanf:"name"`
-	Workspace     string            `koanf:"workspace"`
-	SigningSecret string            `koanf:"signing_secret"`
-	BotToken      string            `koanf:"bot_token"`
-	TeamID        string            `koanf:"team_id"`
-	Commands      map[string]string `koanf:"commands"`
+	Name          string            `koanf:"name" doc:"Required, unique within the kind. Names the entry in GET /api/connectors."`
+	Workspace     string            `koanf:"workspace" doc:"Required. Id of the workspace that receives the records."`
+	SigningSecret connectors.Secret `koanf:"signing_secret" doc:"Required. Slack app signing secret; read again for each request."`
+	BotToken      connectors.Secret `koanf:"bot_token" doc:"Optional. Bot token for message-shortcut replies, modals and author emails."`
+	TeamID        string            `koanf:"team_id" doc:"Optional. Selects this entry for requests from that Slack team."`
+	Commands      map[string]string `koanf:"commands" default:"{/feedback: feedback, /idea: idea}" doc:"Slash command → record type (feedback or idea)."`
 }
 
 // Command kinds a slash command can be mapped to.
@@ -79,7 +80,7 @@ func validateAll(cfgs []Config) error {
 			errs = append(errs, fmt.Errorf("slack %q: name is used by another entry", c.Name))
 		}
 		names[c.Name] = true
-		key := route{c.SigningSecret, c.TeamID}
+		key := route{string(c.SigningSecret), c.TeamID}
 		if other, dup := routes[key]; dup {
 			errs = append(errs, fmt.Errorf("slack %q: same signing_secret and team_id as entry %q; set team_id to tell them apart", c.Name, other))
 		}

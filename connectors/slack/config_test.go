@@ -3,13 +3,15 @@ package slack
 import (
 	"strings"
 	"testing"
+
+	"github.com/feedbridge/feedbridge/connectors"
 )
 
 const testWS = "65f1a2b3c4d5e6f708192a3b"
 
 func TestValidateAll(t *testing.T) {
 	valid := func(name, secret, team string) Config {
-		return Config{Name: name, Workspace: testWS, SigningSecret: secret, TeamID: team}
+		return Config{Name: name, Workspace: testWS, SigningSecret: connectors.Secret(secret), TeamID: team}
 	}
 	tests := []struct {
 		name  string
@@ -46,7 +48,7 @@ func TestValidateAll(t *testing.T) {
 				}
 			}
 			for _, c := range tt.cfgs {
-				if c.SigningSecret != "" && strings.Contains(err.Error(), c.SigningSecret+"\"") {
+				if c.SigningSecret != "" && strings.Contains(err.Error(), string(c.SigningSecret)+"\"") {
 					t.Errorf("error names a secret: %v", err)
 				}
 			}

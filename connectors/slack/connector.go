@@ -49,7 +49,7 @@ type Set struct {
 	log     *logrus.Entry
 	apps    []*app
 	cfgs    []Config
-	secrets []string // secrets[i] signs for apps[i]
+	secrets []connectors.Secret // secrets[i] signs for apps[i]; read for each request
 	opts    options
 	status  *statusBoard
 	metrics *metrics
@@ -99,7 +99,12 @@ func build(entries []map[string]any, env connectors.Env, opts options) (*Set, er
 			if opts.apiURL != "" {
 				apiOpts = append(apiOpts, slackgo.OptionAPIURL(opts.apiURL))
 			}
-			a.api = slackgo.New(c.BotToken, apiOpts...)
+			// The bot token is read when the entry is built; a rotated token needs a restart (or a reload).
+			token, err := c.BotToken.Value()
+			if err != nil {
+				return nil, fmt.Errorf("slack %q: bot_token: %w", c.Name, err)
+			}
+			a.api = slackgo.New(token, apiOpts...)
 		}
 		s.apps = append(s.apps, a)
 		s.secrets = append(s.secrets, c.SigningSecret)

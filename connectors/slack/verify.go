@@ -8,6 +8,8 @@ import (
 	"net/http"
 
 	slackgo "github.com/slack-go/slack"
+
+	"github.com/feedbridge/feedbridge/connectors"
 )
 
 // maxBody bounds what is read before the signature is known to be good; Slack's payloads, a modal's
@@ -25,7 +27,7 @@ var (
 // verifyBody reads r's raw body and checks Slack's v0 signature against each secret. It returns the body,
 // put back on r for the form parser, and the indexes of the secrets that signed it: one Slack app signs
 // for every team it is installed in, so several entries may share a secret and are told apart by team.
-func verifyBody(w http.ResponseWriter, r *http.Request, secrets []string) ([]byte, []int, error) {
+func verifyBody(w http.ResponseWriter, r *http.Request, secrets []connectors.Secret) ([]byte, []int, error) {
 	if r.Header.Get("X-Slack-Signature") == "" || r.Header.Get("X-Slack-Request-Timestamp") == "" {
 		return nil, nil, errMissingHeaders
 	}
@@ -38,14 +40,19 @@ func verifyBody(w http.ResponseWriter, r *http.Request, secrets []string) ([]byt
 		return nil, nil, fmt.Errorf("slack: read body: %w", err)
 	}
 	var matched []int
-	checked := make(map[string]bool, len(secrets))
-	for i, secret := range secrets {
-		ok, seen := checked[secret]
+	checked := make(map[connectors.Secret]bool, len(secrets))
+	for i, s := range secrets {
+		ok, seen := checked[s]
 		if !seen {
+			// Read at each request, so a rotated secret file is used at once.
+			secret, err := s.Value()
+			if err != nil {
+				return nil, nil, fmt.Errorf("slack: signing secret: %w", err)
+			}
 			if ok, err = signedWith(r.Header, secret, body); err != nil {
 				return nil, nil, err
 			}
-			checked[secret] = ok
+			checked[s] = ok
 		}
 		if ok {
 			matched = append(matched, i)

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	slackgo "github.com/slack-go/slack"
+
+	"github.com/feedbridge/feedbridge/connectors"
 )
 
 // signHeaders sets Slack's v0 signature headers for body, as Slack computes them.
@@ -29,7 +31,7 @@ func signHeaders(h http.Header, secret string, at time.Time, body string) {
 
 // verifyServer answers "matched=<indexes> team=<team_id>" for a verified slash command, 401 otherwise,
 // so the tests see what the real handlers would see after verification.
-func verifyServer(t *testing.T, secrets []string) *httptest.Server {
+func verifyServer(t *testing.T, secrets []connectors.Secret) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, matched, err := verifyBody(w, r, secrets)
 		switch {
@@ -52,7 +54,7 @@ func verifyServer(t *testing.T, secrets []string) *httptest.Server {
 }
 
 func TestVerifyBody(t *testing.T) {
-	secrets := []string{"secret-a", "secret-b", "secret-a"}
+	secrets := []connectors.Secret{"secret-a", "secret-b", "secret-a"}
 	srv := verifyServer(t, secrets)
 	body := url.Values{"team_id": {"T1"}, "text": {"Dark mode"}, "command": {"/idea"}}.Encode()
 	now := time.Now()

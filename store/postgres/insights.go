@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"sort"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -29,35 +28,6 @@ func collectJobs(rows pgx.Rows, err error) ([]core.InsightJob, error) {
 		return nil, err
 	}
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (core.InsightJob, error) { return scanJob(r) })
-}
-
-// ClaimInsightJobs leases up to n due jobs (queued and due, or running with an expired lease) to worker.
-// FOR UPDATE SKIP LOCKED lets workers on every replica claim at once without ever taking the same job; a
-// claim counts as an attempt, so a job that keeps killing its worker still runs out of attempts.
-func (s *Store) ClaimInsightJobs(ctx context.Context, worker string, n int, lease time.Duration) ([]core.InsightJob, error) {
-	if n <= 0 {
-		return []core.InsightJob{}, nil
-	}
-	jobs, err := collectJobs(s.pool.Query(ctx, `
-		WITH due AS (
-			SELECT id FROM insight_jobs
-			WHERE (state = 'queued' AND run_at <= clock_timestamp()) OR (state = 'running' AND lease_until <= clock_timestamp())
-			ORDER BY run_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
-		UPDATE insight_jobs j SET state = 'running', attempts = j.attempts + 1, leased_by = $2,
-			lease_until = `+dbNow+` + $3 * interval '1 millisecond', updated_at = `+dbNow+`
-		FROM due WHERE j.id = due.id
-		RETURNING j.id, j.workspace_id, j.record_id, j.state, j.attempts, j.max_attempts, j.last_error, j.run_at,
-			j.lease_until, j.leased_by, j.created_at, j.updated_at`, n, worker, lease.Milliseconds()))
-	if err != nil {
-		return nil, fail("claim insight jobs", err)
-	}
-	sort.Slice(jobs, func(i, k int) bool {
-		if !jobs[i].RunAt.Equal(jobs[k].RunAt) {
-			return jobs[i].RunAt.Before(jobs[k].RunAt)
-		}
-		return jobs[i].ID < jobs[k].ID
-	})
-	return jobs, nil
 }
 
 // CompleteInsightJob stores the job's insights (replacing any of an earlier run) and marks it done.

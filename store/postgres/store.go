@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -22,6 +23,9 @@ type Store struct {
 	pool   *pgxpool.Pool
 	leases *pgxpool.Pool // a small pool of its own, so that lease renewals never queue behind bulk writes
 	known  *known        // what bulk writes resolved, for the next ones
+
+	claimMu    sync.Mutex
+	claimAfter string // the workspace this replica's last insight-job claim ended on (claim.go)
 }
 
 var _ core.Store = (*Store)(nil)

@@ -9,7 +9,7 @@ import (
 	"github.com/feedbridge/feedbridge/core"
 )
 
-// bulkRows is how many records one multi-row INSERT carries: 19 columns × 100 rows stays far below SQLite's
+// bulkRows is how many records one multi-row INSERT carries: 21 columns × 100 rows stays far below SQLite's
 // variable limit, and larger statements measured no faster.
 const bulkRows = 100
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/feedbridge/feedbridge/core"
@@ -22,42 +21,6 @@ func scanJob(sc scanner) (core.InsightJob, error) {
 		&j.LeasedBy, &created, &updated)
 	j.RunAt, j.LeaseUntil, j.CreatedAt, j.UpdatedAt = fromMS(runAt), fromOptMS(lease), fromMS(created), fromMS(updated)
 	return j, err
-}
-
-// ClaimInsightJobs leases up to n due jobs to worker: queued ones whose time has come, and running ones whose
-// holder let the lease run out (a crashed worker). Each claim counts as an attempt, so a job that kills its
-// worker still ends as failed. The single writer makes the claim atomic: two claimers never share a job.
-func (s *Store) ClaimInsightJobs(ctx context.Context, worker string, n int, lease time.Duration) ([]core.InsightJob, error) {
-	if n <= 0 {
-		return []core.InsightJob{}, nil
-	}
-	var out []core.InsightJob
-	err := s.write(ctx, "claim insight jobs", func(tx *wtx) error {
-		now := s.nowMS()
-		rows, err := tx.QueryContext(ctx, `UPDATE insight_jobs SET state = 'running', attempts = attempts + 1,
-			lease_until = ?, leased_by = ?, updated_at = ?
-			WHERE id IN (SELECT id FROM (
-				SELECT id, run_at AS due FROM insight_jobs WHERE state = 'queued' AND run_at <= ?
-				UNION ALL
-				SELECT id, lease_until AS due FROM insight_jobs WHERE state = 'running' AND lease_until <= ?
-			) ORDER BY due, id LIMIT ?)
-			RETURNING `+jobCols, now+lease.Milliseconds(), worker, now, now, now, n)
-		if err != nil {
-			return err
-		}
-		out, err = collect(rows, scanJob)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if !out[i].RunAt.Equal(out[j].RunAt) {
-			return out[i].RunAt.Before(out[j].RunAt)
-		}
-		return out[i].ID < out[j].ID
-	})
-	return out, nil
 }
 
 // held is the condition that the job is still the worker's: running and leased to it. A worker whose lease

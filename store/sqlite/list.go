@@ -5,10 +5,14 @@ import (
 	"strings"
 
 	"github.com/feedbridge/feedbridge/core"
+	"github.com/feedbridge/feedbridge/store/internal/fairshare"
 )
 
-// Records returns one keyset page of the workspace's records in (createdAt, id) order.
+// Records returns one keyset page of the workspace's records in (createdAt, id) order. Every listing runs
+// under the store's time limit; searches run on their own readers, one at a time per workspace (see Open).
 func (s *Store) Records(ctx context.Context, ws core.ID, q core.ListQuery) ([]core.Record, error) {
+	ctx, cancel := fairshare.Cap(ctx, s.readLimit)
+	defer cancel()
 	f := listFilter(ws, q)
 	limit := q.Limit
 	if limit <= 0 {
@@ -19,15 +23,15 @@ func (s *Store) Records(ctx context.Context, ws core.ID, q core.ListQuery) ([]co
 		err  error
 	)
 	if q.Search == "" {
-		recs, err = s.page(ctx, f, "", nil, q.Asc, limit)
+		recs, err = s.page(ctx, s.rq, f, "", nil, q.Asc, limit)
 	} else {
-		recs, err = s.search(ctx, ws, f, q, limit)
+		recs, err = s.gatedSearch(ctx, ws, f, q, limit)
 	}
 	if err == nil {
 		err = loadTags(ctx, s.rq, recs)
 	}
 	if err != nil {
-		return nil, s.fail("records", err)
+		return nil, s.fail("records", fairshare.Err(ctx, err))
 	}
 	return recs, nil
 }
@@ -77,7 +81,7 @@ func listFilter(ws core.ID, q core.ListQuery) filter {
 }
 
 // page runs the listing with an extra condition (the search's) and returns up to limit records.
-func (s *Store) page(ctx context.Context, f filter, cond string, condArgs []any, asc bool, limit int) ([]core.Record, error) {
+func (s *Store) page(ctx context.Context, rq reader, f filter, cond string, condArgs []any, asc bool, limit int) ([]core.Record, error) {
 	where := f.where
 	args := append([]any{}, f.args...)
 	if cond != "" {
@@ -88,7 +92,7 @@ func (s *Store) page(ctx context.Context, f filter, cond string, condArgs []any,
 	if asc {
 		dir = "ASC"
 	}
-	rows, err := s.rq.QueryContext(ctx, recordSelect+` WHERE `+strings.Join(where, " AND ")+
+	rows, err := rq.QueryContext(ctx, recordSelect+` WHERE `+strings.Join(where, " AND ")+
 		` ORDER BY r.created_at `+dir+`, r.id `+dir+` LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/feedbridge/feedbridge/core"
@@ -23,6 +24,17 @@ const (
 // trigram index only has to narrow the candidates.
 const contains = "instr(r.search_text, ?) > 0"
 
+// gatedSearch is search once the workspace's turn has come: one workspace's searches queue behind each
+// other for the search readers, so they cannot take the readers another workspace's searches need.
+func (s *Store) gatedSearch(ctx context.Context, ws core.ID, f filter, q core.ListQuery, limit int) ([]core.Record, error) {
+	leave, err := s.searches.Enter(ctx, string(ws))
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
+	return s.search(ctx, ws, f, q, limit)
+}
+
 // search returns a page of records whose folded text contains term (already folded by core). Terms under
 // three characters have no trigram and scan the listing in order. Records whose full-text entries are
 // still queued for the indexer are read from the queue and merged in.
@@ -30,12 +42,12 @@ func (s *Store) search(ctx context.Context, ws core.ID, f filter, q core.ListQue
 	term := q.Search
 	switch {
 	case utf8.RuneCountInString(term) < 3 || s.mode == searchScan:
-		return s.page(ctx, f, contains, []any{term}, q.Asc, limit)
+		return s.page(ctx, s.sq, f, contains, []any{term}, q.Asc, limit)
 	case s.mode == searchSorted:
-		return s.page(ctx, f, "(r.seq IN (SELECT rowid FROM records_fts WHERE records_fts MATCH ?) OR r.seq IN (SELECT seq FROM records_fts_pending)) AND "+contains,
+		return s.page(ctx, s.sq, f, "(r.seq IN (SELECT rowid FROM records_fts WHERE records_fts MATCH ?) OR r.seq IN (SELECT seq FROM records_fts_pending)) AND "+contains,
 			[]any{trigramQuery(term), term}, q.Asc, limit)
 	}
-	num, err := s.workspaceNum(ctx, s.rq, ws)
+	num, err := s.workspaceNum(ctx, s.sq, ws)
 	if errors.Is(err, core.ErrNotFound) {
 		return []core.Record{}, nil
 	}
@@ -94,7 +106,7 @@ func (s *Store) indexedMatches(ctx context.Context, f filter, term string, asc b
 	slices.SortFunc(recs, order)
 	from, to := blockTimes(edge)
 	inBlock := filter{where: append(slices.Clone(f.where), "r.created_at >= ?", "r.created_at < ?"), args: append(slices.Clone(f.args), from, to)}
-	rest, err := s.page(ctx, inBlock, contains, []any{term}, asc, limit-len(recs))
+	rest, err := s.page(ctx, s.sq, inBlock, contains, []any{term}, asc, limit-len(recs))
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +122,7 @@ func (s *Store) queuedMatches(ctx context.Context, f filter, term string, asc bo
 	if asc {
 		dir = "ASC"
 	}
-	rows, err := s.rq.QueryContext(ctx, recordSelect+` WHERE r.seq IN (SELECT q.seq FROM records_fts_pending q
+	rows, err := s.sq.QueryContext(ctx, recordSelect+` WHERE r.seq IN (SELECT q.seq FROM records_fts_pending q
 		CROSS JOIN records r ON r.seq = q.seq WHERE q.seq >= ? AND q.seq < ? AND `+strings.Join(f.where, " AND ")+
 		` AND `+contains+` ORDER BY r.created_at `+dir+`, r.id `+dir+` LIMIT ?)`,
 		append(append([]any{lo, hi}, f.args...), term, limit)...)
@@ -162,21 +174,32 @@ func (s *Store) walk(ctx context.Context, f filter, term string, asc bool, lo, h
 		query += ` LIMIT ?`
 		args = append(args, limit)
 	}
-	rows, err := s.rq.QueryContext(ctx, query, args...)
+	rows, err := s.sq.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	return collect(rows, scanRecord)
 }
 
-// trigramQuery is the FTS5 query for rows that hold every trigram of term. The index keeps no positions
-// (detail=none, a third of the size), so it cannot match a phrase; the trigrams it needs are the
-// non-overlapping ones plus the last, which cover every character, and instr() then confirms the substring.
+// maxTrigrams bounds the terms of one full-text query. Each term is a posting list that FTS5 reads and
+// intersects, so a long search term would otherwise cost a list per three characters; a handful of
+// distinct trigrams narrows the candidates about as well, and instr() confirms every one of them.
+const maxTrigrams = 6
+
+// trigramQuery is the FTS5 query for rows that hold the chosen trigrams of term. The index keeps no
+// positions (detail=none, a third of the size), so it cannot match a phrase: instr() confirms the
+// substring. Of a short term the query takes the non-overlapping trigrams plus the last, which cover every
+// character; repeats are dropped, and past maxTrigrams only the likeliest to be rare are kept.
 func trigramQuery(term string) string {
 	rs := []rune(term)
-	var parts []string
+	var grams []string
+	seen := map[string]bool{}
 	add := func(i int) {
-		parts = append(parts, `"`+strings.ReplaceAll(string(rs[i:i+3]), `"`, `""`)+`"`)
+		g := string(rs[i : i+3])
+		if !seen[g] {
+			seen[g] = true
+			grams = append(grams, g)
+		}
 	}
 	for i := 0; i+3 <= len(rs); i += 3 {
 		add(i)
@@ -184,5 +207,40 @@ func trigramQuery(term string) string {
 	if len(rs)%3 != 0 {
 		add(len(rs) - 3)
 	}
+	if len(grams) > maxTrigrams {
+		// Overlapping trigrams too, so that the choice is among every one the term holds.
+		for i := 0; i+3 <= len(rs); i++ {
+			add(i)
+		}
+		slices.SortStableFunc(grams, func(a, b string) int { return rarity(b) - rarity(a) })
+		grams = grams[:maxTrigrams]
+	}
+	parts := make([]string, len(grams))
+	for i, g := range grams {
+		parts[i] = `"` + strings.ReplaceAll(g, `"`, `""`) + `"`
+	}
 	return strings.Join(parts, " AND ")
+}
+
+// rarity guesses how few records hold a trigram without asking the index (which would read the very
+// posting lists the query is to avoid): letters and digits beat spaces and punctuation, three different
+// characters beat repeats, and characters outside ASCII, uncommon in most text, count extra.
+func rarity(g string) int {
+	score := 0
+	var prev []rune
+	for _, r := range g {
+		switch {
+		case r > unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)):
+			score += 3
+		case unicode.IsDigit(r):
+			score += 3
+		case unicode.IsLetter(r):
+			score += 2
+		}
+		if !slices.Contains(prev, r) {
+			score += 2
+		}
+		prev = append(prev, r)
+	}
+	return score
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/feedbridge/feedbridge/core"
+	"github.com/feedbridge/feedbridge/store/internal/fairshare"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -25,10 +26,16 @@ type Store struct {
 	wc   *stmtCache
 	r    *sql.DB // query-only readers
 	rq   reader
+	sr   *sql.DB // query-only readers for searches alone
+	sq   reader
 	path string
 	now  func() time.Time
 	mode searchMode
 	busy time.Duration
+
+	searches   *fairshare.Gate // one search at a time per workspace
+	readLimit  time.Duration   // longest a listing may run, whatever the caller's deadline
+	claimAfter string          // the workspace the last insight-job claim ended on (claim.go); the writer's
 
 	qmu          sync.Mutex    // guards queue and closed
 	queue        []*writeReq   // writes waiting for the writer (group.go)
@@ -57,6 +64,15 @@ var _ core.Store = (*Store)(nil)
 // CPU-bound, so more connections only add contention.
 const readers = 4
 
+// searchReaders is the size of the search pool. A search can read a workspace's whole full-text posting
+// list, so searches get readers of their own: however many run, authentication, lookups and plain
+// listings keep all of the main pool. Each workspace holds at most one of them at a time, so two tenants'
+// searches never wait on each other's backlog, only on their own.
+const searchReaders = 2
+
+// readLimit is the longest a listing runs before it is interrupted and answered as unavailable.
+const readLimit = 10 * time.Second
+
 // busyTimeout is how long a write waits for another process's lock (the CLI next to the daemon) before it
 // fails as unavailable.
 const busyTimeout = 5 * time.Second
@@ -81,7 +97,7 @@ func open(ctx context.Context, path string, busy time.Duration) (*Store, error) 
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
-	s := &Store{w: w, wc: newStmtCache(w), path: path, now: time.Now, busy: busy,
+	s := &Store{w: w, wc: newStmtCache(w), path: path, now: time.Now, busy: busy, searches: fairshare.NewGate(1), readLimit: readLimit,
 		lead: make(chan struct{}, 1), nums: map[core.ID]int64{}, quit: make(chan struct{}), stopped: make(chan struct{}),
 		resolved: newResolved(), kick: make(chan struct{}, 1), urgent: make(chan struct{}, 1), indexed: make(chan struct{}), checkpointed: make(chan struct{})}
 	go s.maintain()
@@ -102,14 +118,18 @@ func open(ctx context.Context, path string, busy time.Duration) (*Store, error) 
 	}
 	s.queued(queued)
 	// The readers open after the migrations so that their first statement already sees the schema.
-	r, err := sql.Open("sqlite", dsn(path, busy, "&_query_only=1&_pragma=cache_size(-65536)"))
+	r, err := openReaders(path, busy, readers, 65536)
 	if err != nil {
 		s.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	r.SetMaxOpenConns(readers)
-	r.SetMaxIdleConns(readers)
 	s.r, s.rq = r, reader{newStmtCache(r)}
+	sr, err := openReaders(path, busy, searchReaders, 32768)
+	if err != nil {
+		s.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	s.sr, s.sq = sr, reader{newStmtCache(sr)}
 	ck, err := sql.Open("sqlite", dsn(path, busy, ""))
 	if err != nil {
 		s.Close()
@@ -119,6 +139,17 @@ func open(ctx context.Context, path string, busy time.Duration) (*Store, error) 
 	s.ck = ck
 	go s.checkpointer()
 	return s, nil
+}
+
+// openReaders opens a pool of n query-only connections, each with a page cache of cacheKiB.
+func openReaders(path string, busy time.Duration, n, cacheKiB int) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", dsn(path, busy, "&_query_only=1&_pragma=cache_size(-"+strconv.Itoa(cacheKiB)+")"))
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(n)
+	db.SetMaxIdleConns(n)
+	return db, nil
 }
 
 // dsn builds the driver's name for path: a file: URI (so a path with '?' or '#' survives) with the pragmas
@@ -171,6 +202,10 @@ func (s *Store) Close() error {
 	if s.r != nil {
 		s.rq.c.close()
 		errs = append(errs, s.r.Close())
+	}
+	if s.sr != nil {
+		s.sq.c.close()
+		errs = append(errs, s.sr.Close())
 	}
 	if s.ck != nil {
 		errs = append(errs, s.ck.Close())

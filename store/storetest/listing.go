@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -135,4 +136,34 @@ func titles(recs []core.Record) []string {
 		out[i] = r.Title
 	}
 	return out
+}
+
+var planningTests = map[string]func(t *testing.T, f *fixture){
+	// A Feature's release and an Objective's timeframe are stored by both write paths and read back by the
+	// listing and by Record; on another type either label is refused.
+	"ReleaseAndTimeframe": func(t *testing.T, f *fixture) {
+		ws := f.workspace("A", 0).ID
+		ft := f.submit(ws, core.Submission{Type: core.RecordFeature, Title: "SSO", Release: " 2027.1 "})
+		equal(t, "created feature's release", ft.Record.Release, "2027.1")
+		res, err := f.svc.SubmitBatch(f.ctx, ws, []core.Submission{
+			{Type: core.RecordObjective, Title: "Grow EU", Timeframe: "Q3 2027"},
+			{Type: core.RecordFeature, Title: "Audit log", Release: "2027.2"},
+			{Type: core.RecordFeedback, Title: "not a feature", Release: "2027.2"},
+			{Type: core.RecordFeature, Title: "not an objective", Timeframe: "Q1"},
+		})
+		noErr(t, "submit batch", err)
+		for _, i := range []int{2, 3} {
+			var ve *core.ValidationError
+			if !errors.As(res[i].Err, &ve) {
+				t.Fatalf("item %d: want a validation error, got %v", i, res[i].Err)
+			}
+		}
+		feats := f.list(ws, core.ListRequest{RecordType: "Feature", Sort: "asc"}).Records
+		if len(feats) != 2 || feats[0].Release != "2027.1" || feats[1].Release != "2027.2" {
+			t.Fatalf("features: %+v", feats)
+		}
+		obj, err := f.st.Record(f.ctx, ws, res[0].ID)
+		noErr(t, "read objective", err)
+		equal(t, "objective", [2]string{obj.Timeframe, obj.Release}, [2]string{"Q3 2027", ""})
+	},
 }

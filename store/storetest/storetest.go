@@ -25,6 +25,7 @@ func Run(t *testing.T, open func(t *testing.T) core.Store) {
 		{"Idempotency", idempotencyTests},
 		{"IdeaLimit", ideaLimitTests},
 		{"Listing", listingTests},
+		{"Planning", planningTests},
 		{"Search", searchTests},
 		{"Paging", pagingTests},
 		{"Bulk", bulkTests},

@@ -1,0 +1,12 @@
+package slack
+
+import "github.com/feedbridge/feedbridge/connectors"
+
+func init() {
+	connectors.Register(connectors.Kind{
+		Name:    "slack",
+		Summary: "Slash commands, message shortcuts and modals of a Slack app, served on /slack/commands and /slack/interactions.",
+		Config:  func() any { return &Config{} },
+		Build:   Build,
+	})
+}

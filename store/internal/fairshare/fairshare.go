@@ -1,0 +1,144 @@
+// Package fairshare holds what both stores use to share themselves fairly between workspaces: a gate that
+// bounds how much of a store one workspace can hold at once, a cap on how long a query may run, and the
+// round-robin order in which the insight queue is claimed.
+package fairshare
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/feedbridge/feedbridge/core"
+)
+
+// Gate admits at most per concurrent holders for each key (a workspace id); further callers wait their
+// turn or give up when their context ends.
+type Gate struct {
+	per   int
+	mu    sync.Mutex
+	slots map[string]*slot
+}
+
+type slot struct {
+	ch    chan struct{}
+	users int // holders and waiters; the slot is dropped when none are left
+}
+
+// NewGate makes a gate of per holders per key (at least one).
+func NewGate(per int) *Gate {
+	return &Gate{per: max(per, 1), slots: map[string]*slot{}}
+}
+
+// Enter waits for one of key's places and returns the function that gives it back; it fails with the
+// context's error when ctx ends first.
+func (g *Gate) Enter(ctx context.Context, key string) (func(), error) {
+	g.mu.Lock()
+	s := g.slots[key]
+	if s == nil {
+		s = &slot{ch: make(chan struct{}, g.per)}
+		g.slots[key] = s
+	}
+	s.users++
+	g.mu.Unlock()
+	select {
+	case s.ch <- struct{}{}:
+		var once sync.Once
+		return func() { once.Do(func() { <-s.ch; g.leave(key, s) }) }, nil
+	case <-ctx.Done():
+		g.leave(key, s)
+		return nil, ctx.Err()
+	}
+}
+
+func (g *Gate) leave(key string, s *slot) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if s.users--; s.users == 0 {
+		delete(g.slots, key)
+	}
+}
+
+// ErrTooLong is the cause of a context that Cap ended: the query ran past the store's own limit.
+var ErrTooLong = errors.New("query ran past the store's time limit")
+
+// Cap gives ctx a deadline no later than limit from now (a caller's earlier deadline stays); when the cap
+// is what ends it, context.Cause says ErrTooLong. The returned function releases the timer and must be
+// called.
+func Cap(ctx context.Context, limit time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, limit, ErrTooLong)
+}
+
+// Capped reports whether err came from a context that Cap ended, rather than from the caller's own.
+func Capped(ctx context.Context, err error) bool {
+	return err != nil && ctx.Err() != nil && errors.Is(context.Cause(ctx), ErrTooLong)
+}
+
+// Err is err as a store reports it: a query that Cap ended is core.ErrUnavailable (the caller may retry
+// later), anything else is unchanged.
+func Err(ctx context.Context, err error) error {
+	if Capped(ctx, err) {
+		return fmt.Errorf("%w: %w", core.ErrUnavailable, ErrTooLong)
+	}
+	return err
+}
+
+// Rotation lists up to k keys in round-robin order: those that next finds after cursor, then, wrapping
+// around, those from the start. next returns the smallest key above its argument, or "" when there is
+// none; keys are never "".
+func Rotation(cursor string, k int, next func(after string) (string, error)) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	at, wrapped := cursor, cursor == ""
+	for len(out) < k {
+		key, err := next(at)
+		if err != nil {
+			return nil, err
+		}
+		if key == "" {
+			if wrapped {
+				break
+			}
+			at, wrapped = "", true
+			continue
+		}
+		if seen[key] {
+			break
+		}
+		seen[key] = true
+		out = append(out, key)
+		at = key
+	}
+	return out, nil
+}
+
+// Interleave deals up to n items from the lists in turn: the first of each, then the second of each, and
+// so on; a list that runs out drops out of the turn.
+func Interleave(lists [][]string, n int) []string {
+	var out []string
+	for round := 0; len(out) < n; round++ {
+		took := false
+		for _, l := range lists {
+			if round < len(l) && len(out) < n {
+				out = append(out, l[round])
+				took = true
+			}
+		}
+		if !took {
+			break
+		}
+	}
+	return out
+}
+
+// SortJobs orders claimed jobs as the workers should start them: by due time, then id.
+func SortJobs(jobs []core.InsightJob) {
+	sort.Slice(jobs, func(i, j int) bool {
+		if !jobs[i].RunAt.Equal(jobs[j].RunAt) {
+			return jobs[i].RunAt.Before(jobs[j].RunAt)
+		}
+		return jobs[i].ID < jobs[j].ID
+	})
+}

@@ -1,0 +1,113 @@
+package fairshare
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestRotation(t *testing.T) {
+	keys := []string{"a", "b", "c", "d"}
+	next := func(after string) (string, error) {
+		for _, k := range keys {
+			if k > after {
+				return k, nil
+			}
+		}
+		return "", nil
+	}
+	for _, c := range []struct {
+		cursor string
+		k      int
+		want   []string
+	}{
+		{"", 2, []string{"a", "b"}},
+		{"b", 3, []string{"c", "d", "a"}},
+		{"d", 9, []string{"a", "b", "c", "d"}},
+		{"c", 9, []string{"d", "a", "b", "c"}},
+		{"zz", 1, []string{"a"}},
+	} {
+		got, err := Rotation(c.cursor, c.k, next)
+		if err != nil || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("Rotation(%q, %d) = %v, %v; want %v", c.cursor, c.k, got, err, c.want)
+		}
+	}
+	none, err := Rotation("b", 3, func(string) (string, error) { return "", nil })
+	if err != nil || len(none) != 0 {
+		t.Errorf("empty rotation: %v, %v", none, err)
+	}
+	boom := errors.New("boom")
+	if _, err := Rotation("", 3, func(string) (string, error) { return "", boom }); !errors.Is(err, boom) {
+		t.Errorf("want the lookup's error, got %v", err)
+	}
+}
+
+func TestInterleave(t *testing.T) {
+	lists := [][]string{{"a1", "a2", "a3", "a4"}, {"b1"}, {"c1", "c2"}}
+	for n, want := range map[int][]string{
+		1:  {"a1"},
+		3:  {"a1", "b1", "c1"},
+		5:  {"a1", "b1", "c1", "a2", "c2"},
+		10: {"a1", "b1", "c1", "a2", "c2", "a3", "a4"},
+	} {
+		if got := Interleave(lists, n); !slices.Equal(got, want) {
+			t.Errorf("Interleave(%d) = %v, want %v", n, got, want)
+		}
+	}
+}
+
+func TestGate(t *testing.T) {
+	g := NewGate(1)
+	ctx := context.Background()
+	leaveA, err := g.Enter(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaveB, err := g.Enter(ctx, "b")
+	if err != nil {
+		t.Fatalf("another key waits on a: %v", err)
+	}
+	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	if _, err := g.Enter(short, "a"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a second holder of a: want it to wait until its deadline, got %v", err)
+	}
+	entered := make(chan func())
+	go func() {
+		leave, err := g.Enter(ctx, "a")
+		if err != nil {
+			t.Error(err)
+		}
+		entered <- leave
+	}()
+	leaveA()
+	leaveA() // giving back twice frees one place only
+	(<-entered)()
+	leaveB()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.slots) != 0 {
+		t.Fatalf("slots left after every holder left: %v", g.slots)
+	}
+}
+
+func TestCap(t *testing.T) {
+	ctx, cancel := Cap(context.Background(), time.Millisecond)
+	defer cancel()
+	<-ctx.Done()
+	err := Err(ctx, ctx.Err())
+	if !errors.Is(err, ErrTooLong) {
+		t.Fatalf("a capped query: got %v", err)
+	}
+	caller, stop := context.WithTimeout(context.Background(), time.Millisecond)
+	defer stop()
+	ctx2, cancel2 := Cap(caller, time.Hour)
+	defer cancel2()
+	<-ctx2.Done()
+	if err := Err(ctx2, ctx2.Err()); !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrTooLong) {
+		t.Fatalf("the caller's own deadline: got %v", err)
+	}
+}
