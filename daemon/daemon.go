@@ -129,11 +129,12 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 		return fmt.Errorf("listen %s: %w", cfg.HTTP.Listen, err)
 	}
 	if opts.PIDFile != "" {
+		// Without the file only `feedbridge reload` is lost (SIGHUP still works): not worth refusing to start.
 		if err := writePIDFile(opts.PIDFile); err != nil {
-			ln.Close()
-			return err
+			log.WithError(err).Warn("pid file not written; reload with SIGHUP")
+		} else {
+			defer removePIDFile(opts.PIDFile)
 		}
-		defer removePIDFile(opts.PIDFile)
 	}
 	log.WithFields(logrus.Fields{"addr": ln.Addr().String(), "store": storeKind(cfg.Store.URL)}).Info("feedbridge serving")
 	if opts.Listening != nil {
