@@ -148,14 +148,19 @@ func (s *supervisor) apply(byKind map[string][]map[string]any) error {
 		stopped = append(stopped, key.String())
 	}
 	routesChanged := len(oldRouters) > 0
+	fresh := map[unitKey]*unit{}
 	for key, p := range want {
 		if p.set == nil {
 			continue
 		}
-		s.units[key] = s.start(key, p)
+		fresh[key] = &unit{raw: p.raw, set: p.set, done: make(chan struct{})}
+		s.units[key] = fresh[key]
 		started = append(started, key.String())
 		routesChanged = routesChanged || p.router
 	}
+	// A router's handlers serve without its Run, which only reports status and drains deliveries: the new
+	// routes go live first, then the old Set stops (its last status report says "stopped"), and only then
+	// does the new one start reporting, so the last word on an entry that stays is "running".
 	if routesChanged {
 		mux := http.NewServeMux()
 		for _, u := range s.units {
@@ -168,6 +173,9 @@ func (s *supervisor) apply(byKind map[string][]map[string]any) error {
 	for _, u := range oldRouters {
 		u.stop()
 	}
+	for key, u := range fresh {
+		s.start(key, u)
+	}
 	sort.Strings(stopped)
 	sort.Strings(started)
 	if len(stopped)+len(started) > 0 {
@@ -176,16 +184,15 @@ func (s *supervisor) apply(byKind map[string][]map[string]any) error {
 	return nil
 }
 
-func (s *supervisor) start(key unitKey, p *planned) *unit {
+func (s *supervisor) start(key unitKey, u *unit) {
 	ctx, cancel := context.WithCancel(s.ctx)
-	u := &unit{raw: p.raw, set: p.set, cancel: cancel, done: make(chan struct{})}
+	u.cancel = cancel
 	s.wg.Go(func() {
 		defer close(u.done)
-		if err := p.set.Run(ctx); err != nil && ctx.Err() == nil {
+		if err := u.set.Run(ctx); err != nil && ctx.Err() == nil {
 			s.log.WithError(err).WithField("unit", key.String()).Error("connector stopped")
 		}
 	})
-	return u
 }
 
 // stop ends the unit and waits until it has stopped (and released its leases).
