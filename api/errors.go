@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -84,6 +85,8 @@ func classify(err error) (int, errorBody) {
 			"This Idempotency-Key was used with a different request in the last 24 hours; use a new key.")
 	case errors.Is(err, core.ErrConflict):
 		return http.StatusConflict, body("conflict", "The request conflicts with the current state; retry it.")
+	case errors.Is(err, context.DeadlineExceeded):
+		return http.StatusServiceUnavailable, body("request timed out", "The request took too long to answer; retry shortly.")
 	case errors.Is(err, core.ErrUnavailable):
 		return http.StatusServiceUnavailable, body("service unavailable", "The store is unavailable right now; retry shortly.")
 	}

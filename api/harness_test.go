@@ -62,6 +62,7 @@ type envOpts struct {
 	authTTL   time.Duration
 	extra     func(mux *http.ServeMux)
 	ready     func(ctx context.Context) error
+	timeout   time.Duration // RequestTimeout
 }
 
 // env is one running server over a real store, with two workspaces so isolation can be checked anywhere.
@@ -103,7 +104,8 @@ func newEnv(t testing.TB, open opener, o envOpts) *env {
 	if o.ideaLimit == 0 {
 		o.ideaLimit = -1
 	}
-	srv := New(e.svc, Options{Log: logrus.NewEntry(l), RateLimit: o.rate, Metrics: m, Extra: o.extra, Ready: o.ready, AuthCacheTTL: o.authTTL})
+	srv := New(e.svc, Options{Log: logrus.NewEntry(l), RateLimit: o.rate, Metrics: m, Extra: o.extra, Ready: o.ready, AuthCacheTTL: o.authTTL,
+		RequestTimeout: o.timeout})
 	e.srv = httptest.NewServer(srv.Handler())
 	t.Cleanup(e.srv.Close)
 

@@ -41,7 +41,9 @@ type Options struct {
 	// AuthCacheTTL bounds how long a successful key lookup is reused; 0 means DefaultAuthCacheTTL and a
 	// negative value disables the cache.
 	AuthCacheTTL time.Duration
-	Now          func() time.Time
+	// RequestTimeout bounds the work of one request (0: DefaultRequestTimeout; negative: none).
+	RequestTimeout time.Duration
+	Now            func() time.Time
 	// ConnectorKinds are the registered connector kinds, listed by /api/openapi.json; nil keeps the
 	// embedded document's list.
 	ConnectorKinds []string
@@ -59,8 +61,9 @@ type Server struct {
 	now     func() time.Time
 	mux     *http.ServeMux
 	// notAllowed holds the patterns registered only to answer 405; probing for Allow skips them.
-	notAllowed map[string]bool
-	handler    http.Handler
+	notAllowed     map[string]bool
+	handler        http.Handler
+	requestTimeout time.Duration
 }
 
 // New builds the server and its routes.
@@ -107,7 +110,11 @@ func New(svc *core.Service, opts Options) *Server {
 	if opts.Extra != nil {
 		opts.Extra(s.mux)
 	}
-	s.handler = s.withRequestID(s.withLogging(s.withRecovery(s.mux)))
+	s.requestTimeout = opts.RequestTimeout
+	if s.requestTimeout == 0 {
+		s.requestTimeout = DefaultRequestTimeout
+	}
+	s.handler = s.withRequestID(s.withDeadline(s.withLogging(s.withRecovery(s.mux))))
 	return s
 }
 

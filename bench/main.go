@@ -79,6 +79,13 @@ func run(ctx context.Context, cfg Config, progress io.Writer) error {
 				p.Elapsed = time.Since(t)
 				ps = append(ps, p)
 			}
+		case "fair":
+			for _, kind := range []string{"sqlite", "postgres"} {
+				t := time.Now()
+				p := e.partFair(ctx, kind)
+				p.Elapsed = time.Since(t)
+				ps = append(ps, p)
+			}
 		case "pgstore":
 			ps = append(ps, e.partPGStore(ctx))
 		case "sqlitestore":

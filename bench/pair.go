@@ -88,6 +88,10 @@ func (e *env) partPair(ctx context.Context, kind string) *Part {
 			return p
 		}
 		addPairFigures(p, kind, "create", apiLat, bareLat, 0, cmd)
+		if err := h.addWebhookFigures(ctx, p, kind, sz.PairRequests, cmd); err != nil {
+			p.fail("webhook: %v", err)
+			return p
+		}
 	}
 	return p
 }

@@ -49,8 +49,13 @@ func newPairHarness(ctx context.Context, storeURL string) (*pairHarness, error) 
 	h.ws = ws.ID
 	quiet := logrus.New()
 	quiet.SetOutput(io.Discard)
+	hooks, err := h.webhookRoutes()
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
 	h.api = httptest.NewServer(api.New(h.svc, api.Options{Log: logrus.NewEntry(quiet),
-		RateLimit: api.RateLimit{PerSecond: 1e9, Burst: 1 << 30}}).Handler())
+		RateLimit: api.RateLimit{PerSecond: 1e9, Burst: 1 << 30}, Extra: hooks}).Handler())
 	h.mux.HandleFunc("GET /bare/records", h.bareList)
 	h.bare = httptest.NewServer(h.mux)
 	return h, nil
@@ -146,14 +151,18 @@ func (h *pairHarness) interleave(n int, paths func(i int) (apiPath, barePath str
 }
 
 func (h *pairHarness) interleaveCreate(n int) (apiLat, bareLat []time.Duration, err error) {
+	return h.interleavePost(n, `{"title":"Export to CSV takes minutes %d","source":"api"}`, func(body string) (time.Duration, error) {
+		return h.do("POST", h.api.URL+"/api/records/feedback", body, 201)
+	})
+}
+
+// interleavePost sends n bodies (format with the request number) to send and to the bare create handler,
+// alternating which goes first, and returns both latency lists.
+func (h *pairHarness) interleavePost(n int, format string, send func(body string) (time.Duration, error)) (lat, bareLat []time.Duration, err error) {
 	for i := 0; i < n; i++ {
-		body := fmt.Sprintf(`{"title":"Export to CSV takes minutes %d","source":"api"}`, i)
+		body := fmt.Sprintf(format, i)
 		calls := []func() error{
-			func() error {
-				d, err := h.do("POST", h.api.URL+"/api/records/feedback", body, 201)
-				apiLat = append(apiLat, d)
-				return err
-			},
+			func() error { d, err := send(body); lat = append(lat, d); return err },
 			func() error {
 				d, err := h.do("POST", h.bare.URL+"/bare/feedback", body, 201)
 				bareLat = append(bareLat, d)
@@ -169,7 +178,7 @@ func (h *pairHarness) interleaveCreate(n int) (apiLat, bareLat []time.Duration, 
 			}
 		}
 	}
-	return apiLat, bareLat, nil
+	return lat, bareLat, nil
 }
 
 func (h *pairHarness) do(method, u, body string, want int) (time.Duration, error) {
@@ -185,6 +194,11 @@ func (h *pairHarness) do(method, u, body string, want int) (time.Duration, error
 	if body != "" {
 		rq.Header.Set("Content-Type", "application/json")
 	}
+	return h.timed(rq, want)
+}
+
+// timed sends rq, reads the whole answer and returns how long that took.
+func (h *pairHarness) timed(rq *http.Request, want int) (time.Duration, error) {
 	start := time.Now()
 	res, err := h.client.Do(rq)
 	if err != nil {
@@ -194,7 +208,7 @@ func (h *pairHarness) do(method, u, body string, want int) (time.Duration, error
 	res.Body.Close()
 	d := time.Since(start)
 	if res.StatusCode != want {
-		return d, fmt.Errorf("%s %s: status %d, want %d", method, u, res.StatusCode, want)
+		return d, fmt.Errorf("%s %s: status %d, want %d", rq.Method, rq.URL.Path, res.StatusCode, want)
 	}
 	return d, nil
 }

@@ -129,16 +129,19 @@ func (e *env) partSlack(ctx context.Context) *Part {
 	return p
 }
 
-// partInsights: builtin extraction on one core, the POST-to-insights lag, queue drain, and the evaluation.
+// partInsights: builtin extraction on one core, the POST-to-insights lag, queue drain beside the create
+// rate and fairness beside a backlog (both stores), and the evaluation.
 func (e *env) partInsights(ctx context.Context) *Part {
-	p := &Part{ID: "insights", Title: "Insight extraction (insights benchmarks and evaluation)", Store: "SQLite"}
+	p := &Part{ID: "insights", Title: "Insight extraction (insights benchmarks and evaluation)", Store: "SQLite, PostgreSQL"}
 	sz := e.cfg.Sizes
 	e.run(ctx, p, goBench{Pkg: "./insights", Bench: "^BenchmarkBuiltin$", CPU: "1", Benchtime: fmt.Sprintf("%dx", sz.Extractions),
 		Timeout: 10 * time.Minute}, 0, "BenchmarkBuiltin")
 	e.run(ctx, p, goBench{Pkg: "./insights", Bench: "^BenchmarkPipelineLag$", Benchtime: fmt.Sprintf("%dx", sz.LagFeedbacks),
 		Timeout: 10 * time.Minute}, 0, "BenchmarkPipelineLag")
 	e.run(ctx, p, goBench{Pkg: "./insights", Bench: "^BenchmarkQueueDrain$", Benchtime: fmt.Sprintf("%dx", sz.DrainJobs),
-		Timeout: 10 * time.Minute}, 0, "BenchmarkQueueDrain")
+		Env: e.pgEnv(), Timeout: 60 * time.Minute}, sz.DrainJobs, "BenchmarkQueueDrain")
+	e.run(ctx, p, goBench{Pkg: "./insights", Bench: "^BenchmarkQueueFairness$", Benchtime: fmt.Sprintf("%dx", sz.FairBacklog),
+		Env: e.pgEnv(), Timeout: 60 * time.Minute}, sz.FairBacklog, "BenchmarkQueueFairness")
 
 	g := goBench{Pkg: "./insights", Run: "^TestBuiltinAccuracy$", Verbose: true, Timeout: 5 * time.Minute}
 	p.Commands = append(p.Commands, g.command())

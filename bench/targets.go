@@ -26,10 +26,10 @@ type TargetRow struct {
 	Ratio  string // measured ÷ bound, or the ratio itself for ratio targets
 }
 
-// targets lists every measurable target of issues 2–7, in issue order.
+// targets lists every measurable target of issues 2–7 and 18, in issue order.
 func targets() []Target {
 	const api, pg, csv = "./api:", "./store/postgres:", "./connectors/csvimport:"
-	return []Target{
+	rows := []Target{
 		{Issue: 2, What: "API create throughput ≥ 0.7 × bare INSERT handler (one request at a time)", Store: "SQLite", Part: "api",
 			Keys: []string{api + "BenchmarkCreateFeedback/sequential:ratio", api + "BenchmarkCreateFeedback:ratio"}, Op: ">=", Limit: 0.7},
 		{Issue: 2, What: "API create throughput ≥ 0.7 × bare INSERT handler (4 in flight)", Store: "SQLite", Part: "api",
@@ -71,6 +71,39 @@ func targets() []Target {
 		{Issue: 7, What: "end-to-end lag from POST to insights under steady load (no bound given; p50)", Store: "SQLite", Part: "insights",
 			Keys: []string{"./insights:BenchmarkPipelineLag:p50-lag-ms"}},
 	}
+	return append(rows, fairTargets()...)
+}
+
+// fairTargets are issue 18's: a victim's listings beside an attacker's long searches, the queue's drain
+// beside the create rate, and a probe's insights beside another workspace's backlog, on both stores.
+func fairTargets() []Target {
+	const ins = "./insights:"
+	var out []Target
+	for _, st := range []struct{ kind, name string }{{"sqlite", "SQLite"}, {"postgres", "PostgreSQL"}} {
+		part := "fair-" + st.kind
+		for _, n := range []int{10_000, 45_000} {
+			keys := func(suffix string) []string {
+				ks := []string{fmt.Sprintf("fair.%s.%d.%s", st.kind, n, suffix)}
+				if n == 45_000 {
+					ks = append(ks, fmt.Sprintf("fair.%s.10000.%s", st.kind, suffix))
+				}
+				return ks
+			}
+			out = append(out,
+				Target{Issue: 18, What: fmt.Sprintf("victim listing p99 ≤ 3 × alone beside 12 attacker loops (%s attacker records)", count(n)),
+					Store: st.name, Part: part, Keys: keys("victim_p99_ratio"), Op: "<", Limit: 3, Size: n},
+				Target{Issue: 18, What: fmt.Sprintf("victim listing p99 < 100 ms beside 12 attacker loops (%s attacker records)", count(n)),
+					Store: st.name, Part: part, Keys: keys("victim_p99"), Op: "<", Limit: 100, Size: n})
+		}
+		out = append(out,
+			Target{Issue: 18, What: "queue drains ≥ 1,000 jobs/s with 100,000 queued (two workers, builtin)", Store: st.name, Part: "insights",
+				Keys: []string{ins + "BenchmarkQueueDrain/" + st.kind + ":jobs/s"}, Op: ">=", Limit: 1000, Size: 100_000},
+			Target{Issue: 18, What: "create rate in the same run (8 clients, Service.Submit; no bound, beside the drain)", Store: st.name, Part: "insights",
+				Keys: []string{ins + "BenchmarkQueueDrain/" + st.kind + ":creates/s"}},
+			Target{Issue: 18, What: "another workspace's feedback has insights within 5 s (p99 of 50) beside a 60,000-job backlog", Store: st.name, Part: "insights",
+				Keys: []string{ins + "BenchmarkQueueFairness/" + st.kind + ":p99-probe-ms"}, Op: "<", Limit: 5000, Size: 60_000})
+	}
+	return out
 }
 
 // evaluate matches every target to this run's figures.

@@ -59,7 +59,7 @@ func RunExclusive(ctx context.Context, env Env, lock string, fn func(ctx context
 			log.WithError(err).Warn("lease: acquire failed")
 		}
 		if !ok {
-			sleep(ctx, timing.Retry/2+time.Duration(rand.Int64N(int64(timing.Retry))))
+			Sleep(ctx, timing.Retry/2+time.Duration(rand.Int64N(int64(timing.Retry))))
 			continue
 		}
 		log.Info("lease: acquired")
@@ -91,7 +91,7 @@ func holdAndRun(ctx context.Context, env Env, lock string, timing LeaseTiming, s
 		for runCtx.Err() == nil {
 			if err := fn(runCtx); err != nil && runCtx.Err() == nil {
 				log.WithError(err).Warn("exclusive task stopped; restarting")
-				sleep(runCtx, 5*time.Second)
+				Sleep(runCtx, 5*time.Second)
 			}
 		}
 	}()
@@ -133,14 +133,5 @@ func holdAndRun(ctx context.Context, env Env, lock string, timing LeaseTiming, s
 				return
 			}
 		}
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
 	}
 }

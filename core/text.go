@@ -109,3 +109,19 @@ func StripTags(s string) string {
 
 // runeLen counts characters, the unit of every length limit in the contract.
 func runeLen(s string) int { return utf8.RuneCountInString(s) }
+
+// Truncate cuts s to at most max characters, ending with mark when it had to cut (mark counts against
+// max). Connectors use it to fit outside text into the contract's limits instead of refusing it.
+func Truncate(s string, max int, mark string) string {
+	if runeLen(s) <= max {
+		return s
+	}
+	keep := max - runeLen(mark)
+	i, n := 0, 0
+	for i < len(s) && n < keep {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		n++
+	}
+	return strings.TrimRight(s[:i], " \n\t") + mark
+}

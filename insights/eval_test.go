@@ -144,14 +144,26 @@ func checkAccuracy(t *testing.T, cases []LabelledText, th evalThreshold) {
 	}
 }
 
-// TestModelDevSplit trains without the corpus's dev split and scores the split: the check that features
-// and settings still generalize within the corpus (the evaluation sets above are the outside view).
+// TestModelDevSplit retrains without the texts it scores: the corpus's dev split, and its hand-written
+// texts (whose phrasings no pattern of the rest repeats). It checks that features and settings still
+// generalize within the corpus; the evaluation sets above are the outside view.
 func TestModelDevSplit(t *testing.T) {
-	conf, _ := devConfusion(loadCorpus(t))
+	corpus := loadCorpus(t)
+	conf, _ := devConfusion(corpus)
 	t.Logf("dev split:\n%s", conf.table(modelClasses[:]))
 	for _, k := range modelClasses {
 		if _, _, f1, _ := conf.prf(k); f1 < 0.90 {
 			t.Errorf("dev %s F1 %.3f below 0.90", k, f1)
+		}
+	}
+	hand, _ := handConfusion(corpus)
+	t.Logf("hand-written texts:\n%s", hand.table(evalKinds))
+	if hand.total < 200 {
+		t.Errorf("%d hand-written texts with a kind, want at least 200", hand.total)
+	}
+	for _, k := range evalKinds {
+		if _, _, f1, _ := hand.prf(k); f1 < 0.85 {
+			t.Errorf("hand-written %s F1 %.3f below 0.85", k, f1)
 		}
 	}
 }

@@ -7,8 +7,9 @@ import (
 	"unicode/utf8"
 )
 
-// FuzzBuiltin feeds the builtin extractor arbitrary text: it must not panic, and every insight must keep
-// the contract (an exact quote from the input, a known kind, a score in −1…1 that agrees with its label).
+// FuzzBuiltin feeds the builtin extractor arbitrary text: it must not panic, a text or title with a
+// sentence of words must yield an insight, and every insight must keep the contract (an exact quote from
+// the input, a known kind, a score in −1…1 that agrees with its label).
 func FuzzBuiltin(f *testing.F) {
 	for _, s := range sampleFeedbacks {
 		f.Add("Feedback", s, "Billing")
@@ -26,6 +27,9 @@ func FuzzBuiltin(f *testing.F) {
 		}
 		if len(got) > DefaultMaxInsights {
 			t.Fatalf("%d insights, over the cap", len(got))
+		}
+		if len(got) == 0 && (hasWords(text) || hasWords(title)) {
+			t.Fatalf("no insight from text %q, title %q", text, title)
 		}
 		for _, in := range got {
 			if !strings.Contains(text, in.Quote) && !strings.Contains(title, in.Quote) {
@@ -86,4 +90,14 @@ func FuzzOpenAIParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// hasWords reports whether some sentence of s has a word to read.
+func hasWords(s string) bool {
+	for _, sp := range splitSentences(s) {
+		if len(tokenize(s[sp.start:sp.end], nil)) > 0 {
+			return true
+		}
+	}
+	return false
 }

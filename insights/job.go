@@ -36,7 +36,12 @@ func (p *Pool) process(ctx context.Context, job core.InsightJob) {
 	// The claim was made just before and the heartbeat keeps it while the job runs; rewriting an outcome
 	// stops when the claim may have run out (the heartbeat failing too).
 	claimed := time.Now()
-	defer p.held.Add(-1)
+	settled := true // the heartbeat covers the job until its outcome is written
+	defer func() {
+		if settled {
+			p.held.Add(-1)
+		}
+	}()
 	jctx, cancel := context.WithTimeout(ctx, maxExtract)
 	defer cancel()
 	ins, err := p.extract(jctx, job)
@@ -53,21 +58,42 @@ func (p *Pool) process(ctx context.Context, job core.InsightJob) {
 		p.fail(w, job, err)
 	default:
 		p.fault(false)
-		if cerr := w.write("complete job", func(c context.Context) error {
-			return p.store.CompleteInsightJob(c, job, p.cfg.Holder, ins)
-		}); cerr != nil {
-			// The store stayed unavailable until the lease ran out or the pool stopped, or the lease ran out and
-			// another worker holds the job now; either way the job runs again.
-			log.WithError(cerr).Warn("insights: complete job (the lease will expire and the job rerun)")
-			p.metrics.failures.WithLabelValues(p.ex.Name(), "false").Inc()
-			return
-		}
-		done := p.cfg.Now()
-		p.metrics.duration.WithLabelValues(p.ex.Name()).Observe(done.Sub(start).Seconds())
-		p.metrics.lag.Observe(done.Sub(job.CreatedAt).Seconds())
-		p.metrics.completed.WithLabelValues(p.ex.Name()).Inc()
-		log.WithField("insights", len(ins)).Debug("insights: job done")
+		// The worker moves on to its next job while the insights are written: writes in flight together
+		// share a transaction (SQLite) or run side by side (PostgreSQL), where one at a time per worker
+		// bounded the queue's drain by the store's round trip rather than by extraction.
+		settled = false
+		p.writeBehind(func() {
+			defer p.held.Add(-1)
+			if cerr := w.write("complete job", func(c context.Context) error {
+				return p.store.CompleteInsightJob(c, job, p.cfg.Holder, ins)
+			}); cerr != nil {
+				// The store stayed unavailable until the lease ran out or the pool stopped, or the lease ran out
+				// and another worker holds the job now; either way the job runs again.
+				log.WithError(cerr).Warn("insights: complete job (the lease will expire and the job rerun)")
+				p.metrics.failures.WithLabelValues(p.ex.Name(), "false").Inc()
+				return
+			}
+			done := p.cfg.Now()
+			p.metrics.duration.WithLabelValues(p.ex.Name()).Observe(done.Sub(start).Seconds())
+			p.metrics.lag.Observe(done.Sub(job.CreatedAt).Seconds())
+			p.metrics.completed.WithLabelValues(p.ex.Name()).Inc()
+			log.WithField("insights", len(ins)).Debug("insights: job done")
+		})
 	}
+}
+
+// writeBehind runs fn, a job's outcome write, on its own goroutine once fewer than cap(p.writes) are in
+// flight; it blocks while that many are, so a slow store still holds the workers back.
+func (p *Pool) writeBehind(fn func()) {
+	p.writes <- struct{}{}
+	p.pending.Add(1)
+	go func() {
+		defer func() {
+			<-p.writes
+			p.pending.Done()
+		}()
+		fn()
+	}()
 }
 
 // fault tells the process's fault list whether the extractor's last call failed.

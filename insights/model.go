@@ -29,11 +29,71 @@ const (
 	modelMagic  = "fbim1"
 )
 
-// model holds the weights dense by hash bucket (numClasses int8 per bucket) and one scale for all of them.
+// model holds the weights of the hash buckets that have any (numClasses int8 each, in units of scale), in
+// bucket order, and an open-addressing index over them: a few tens of kilobytes that stay in cache, where
+// a dense table of every bucket would not.
 type model struct {
-	scale float64
-	bias  [numClasses]float64
-	w     []int8
+	scale   float64
+	bias    [numClasses]float64
+	buckets []uint32
+	weights []int8
+	slots   []slot
+	shift   uint32
+}
+
+type slot struct {
+	bucket uint32
+	entry  int32 // index into buckets + 1; 0 is an empty slot
+}
+
+// newModel keeps the non-zero buckets of dense (numClasses weights per bucket) and indexes them.
+func newModel(scale float64, bias [numClasses]float64, dense []int8) *model {
+	m := &model{scale: scale, bias: bias}
+	for b := 0; b < hashBuckets; b++ {
+		ws := dense[b*numClasses : (b+1)*numClasses]
+		for _, v := range ws {
+			if v != 0 {
+				m.buckets = append(m.buckets, uint32(b))
+				m.weights = append(m.weights, ws...)
+				break
+			}
+		}
+	}
+	m.index()
+	return m
+}
+
+func (m *model) index() {
+	bits := uint32(4)
+	for 1<<bits < 2*len(m.buckets) {
+		bits++
+	}
+	m.slots = make([]slot, 1<<bits)
+	m.shift = 32 - bits
+	for i, b := range m.buckets {
+		h := m.home(b)
+		for m.slots[h].entry != 0 {
+			h = (h + 1) & uint32(len(m.slots)-1)
+		}
+		m.slots[h] = slot{bucket: b, entry: int32(i + 1)}
+	}
+}
+
+func (m *model) home(b uint32) uint32 { return (b * 0x9E3779B1) >> m.shift }
+
+// lookup returns a bucket's weights, or nil when it has none.
+func (m *model) lookup(b uint32) []int8 {
+	mask := uint32(len(m.slots) - 1)
+	for h := m.home(b); ; h = (h + 1) & mask {
+		sl := m.slots[h]
+		if sl.entry == 0 {
+			return nil
+		}
+		if sl.bucket == b {
+			i := int(sl.entry-1) * numClasses
+			return m.weights[i : i+numClasses]
+		}
+	}
 }
 
 var (
@@ -57,20 +117,12 @@ func encodeModel(m *model) []byte {
 		out = binary.LittleEndian.AppendUint16(out, uint16(int16(math.Round(b/m.scale))))
 	}
 	prev := -1
-	for bucket := 0; bucket < hashBuckets; bucket++ {
-		ws := m.w[bucket*numClasses : (bucket+1)*numClasses]
-		nonzero := false
-		for _, v := range ws {
-			nonzero = nonzero || v != 0
-		}
-		if !nonzero {
-			continue
-		}
-		out = binary.AppendUvarint(out, uint64(bucket-prev))
-		for _, v := range ws {
+	for i, b := range m.buckets {
+		out = binary.AppendUvarint(out, uint64(int(b)-prev))
+		for _, v := range m.weights[i*numClasses : (i+1)*numClasses] {
 			out = append(out, byte(v))
 		}
-		prev = bucket
+		prev = int(b)
 	}
 	return out
 }
@@ -80,7 +132,7 @@ func decodeModel(data []byte) (*model, error) {
 	if len(data) < head || string(data[:len(modelMagic)]) != modelMagic {
 		return nil, errors.New("insights: embedded model: bad header")
 	}
-	m := &model{w: make([]int8, hashBuckets*numClasses)}
+	m := &model{}
 	p := len(modelMagic)
 	m.scale = math.Float64frombits(binary.LittleEndian.Uint64(data[p:]))
 	p += 8
@@ -96,11 +148,13 @@ func decodeModel(data []byte) (*model, error) {
 		}
 		p += n
 		bucket += int(gap)
+		m.buckets = append(m.buckets, uint32(bucket))
 		for c := 0; c < numClasses; c++ {
-			m.w[bucket*numClasses+c] = int8(data[p+c])
+			m.weights = append(m.weights, int8(data[p+c]))
 		}
 		p += numClasses
 	}
+	m.index()
 	return m, nil
 }
 
@@ -108,7 +162,10 @@ func decodeModel(data []byte) (*model, error) {
 func (m *model) predict(feats []uint32) [numClasses]float64 {
 	var acc [numClasses]int32
 	for _, f := range feats {
-		ws := m.w[int(f)*numClasses : int(f)*numClasses+numClasses]
+		ws := m.lookup(f)
+		if ws == nil {
+			continue
+		}
 		for c := range acc {
 			acc[c] += int32(ws[c])
 		}

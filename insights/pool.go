@@ -44,8 +44,11 @@ type Pool struct {
 	log     *logrus.Entry
 	metrics *poolMetrics
 	wake    chan struct{}
-	held    atomic.Int32 // jobs claimed and not yet settled
-	beat    atomic.Int64 // when the last heartbeat that went through was sent (Unix ns)
+	held    atomic.Int32   // jobs claimed and not yet settled
+	beat    atomic.Int64   // when the last heartbeat that went through was sent (Unix ns)
+	writes  chan struct{}  // one token per outcome write in flight (writeBehind)
+	pending sync.WaitGroup // outcome writes not yet finished
+	meanRun atomic.Int64   // running mean of a job's run time in nanoseconds (noteRun)
 }
 
 // defaultLease is how long a claim lasts without a heartbeat. The pool renews its claims every third of
@@ -56,6 +59,18 @@ const defaultLease = 15 * time.Second
 // maxExtract bounds one extraction, however long its claim is kept alive: a call that hangs for good must
 // not hold its job for good.
 const maxExtract = 5 * time.Minute
+
+// claimAhead is how many jobs per worker a claim may take beyond the idle workers (see dispatch).
+const claimAhead = 16
+
+// noteRun folds one job's run time into the running mean that dispatch consults.
+func (p *Pool) noteRun(d time.Duration) {
+	old := p.meanRun.Load()
+	p.meanRun.Store(old + (int64(d)-old)/8)
+}
+
+// writesPerWorker bounds the outcome writes in flight per worker (writeBehind).
+const writesPerWorker = 8
 
 // NewPool wires a pool to its store and extractor. It fails only when its metrics cannot be registered.
 func NewPool(store core.Store, ex Extractor, cfg PoolConfig) (*Pool, error) {
@@ -94,7 +109,7 @@ func NewPool(store core.Store, ex Extractor, cfg PoolConfig) (*Pool, error) {
 		return nil, err
 	}
 	return &Pool{store: store, ex: ex, cfg: cfg, log: log.WithField("component", "insights"), metrics: m,
-		wake: make(chan struct{}, 1)}, nil
+		wake: make(chan struct{}, 1), writes: make(chan struct{}, writesPerWorker*max(cfg.Workers, 1))}, nil
 }
 
 // Wake makes an idle pool look for jobs now rather than at its next poll. It never blocks.
@@ -115,8 +130,8 @@ func (p *Pool) RecordCreated(_ string, t core.RecordType) {
 // Run works the queue until ctx ends. Then it stops claiming, cancels running extractions and gives their
 // jobs back to the queue untouched, and returns nil once every worker has stopped.
 func (p *Pool) Run(ctx context.Context) error {
-	jobs := make(chan core.InsightJob)
-	free := make(chan struct{}, p.cfg.Workers) // one token per idle worker
+	jobs := make(chan core.InsightJob, p.cfg.Workers*claimAhead)
+	free := make(chan struct{}, p.cfg.Workers) // a token per worker that finished a job since the last claim
 	var wg sync.WaitGroup
 	for i := 0; i < p.cfg.Workers; i++ {
 		free <- struct{}{}
@@ -124,8 +139,13 @@ func (p *Pool) Run(ctx context.Context) error {
 		go func() {
 			defer wg.Done()
 			for job := range jobs {
+				start := time.Now()
 				p.process(ctx, job)
-				free <- struct{}{}
+				p.noteRun(time.Since(start))
+				select {
+				case free <- struct{}{}:
+				default: // dispatch has a token from every worker already
+				}
 			}
 		}()
 	}
@@ -151,12 +171,13 @@ func (p *Pool) Run(ctx context.Context) error {
 	}
 	close(jobs)
 	wg.Wait()
+	p.pending.Wait()
 	return nil
 }
 
-// dispatch claims as many due jobs as there are idle workers and hands them out; when nothing is due it
-// waits for the next poll or a wake-up.
-func (p *Pool) dispatch(ctx context.Context, jobs chan<- core.InsightJob, free chan struct{}) {
+// dispatch claims as many due jobs as there are idle workers, plus as many as fit the jobs buffer while
+// jobs run quickly, and hands them out; when nothing is due it waits for the next poll or a wake-up.
+func (p *Pool) dispatch(ctx context.Context, jobs chan core.InsightJob, free chan struct{}) {
 	tick := time.NewTicker(p.cfg.PollInterval)
 	defer tick.Stop()
 	for {
@@ -170,21 +191,30 @@ func (p *Pool) dispatch(ctx context.Context, jobs chan<- core.InsightJob, free c
 			<-free
 			idle++
 		}
+		n := idle
+		// Claiming ahead spares a claim per job when jobs take milliseconds; jobs that take longer are
+		// claimed only for idle workers, so none waits in the buffer while its lease runs.
+		if time.Duration(p.meanRun.Load())*claimAhead < p.cfg.Lease/10 {
+			n += cap(jobs) - len(jobs)
+		}
 		// The claim runs detached from ctx: a claim cancelled half-way may still commit on the server
 		// (PostgreSQL's single UPDATE … RETURNING) while its rows never reach us, and those jobs would stay
 		// held until their lease ran out. Claimed jobs reach a worker, which releases them when ctx is done.
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
-		got, err := p.store.ClaimInsightJobs(cctx, p.cfg.Holder, idle, p.cfg.Lease)
+		got, err := p.store.ClaimInsightJobs(cctx, p.cfg.Holder, n, p.cfg.Lease)
 		cancel()
 		p.held.Add(int32(len(got)))
 		if err != nil && ctx.Err() == nil {
 			p.log.WithError(err).Warn("insights: claim jobs")
 		}
 		for _, job := range got {
-			jobs <- job // each claimed job has an idle worker waiting for it
+			jobs <- job // the buffer's room and the idle workers take them all
 		}
 		for i := len(got); i < idle; i++ {
-			free <- struct{}{}
+			select {
+			case free <- struct{}{}:
+			default:
+			}
 		}
 		if len(got) > 0 {
 			continue

@@ -6,4 +6,5 @@ import (
 	_ "github.com/feedbridge/feedbridge/connectors/csvimport"
 	_ "github.com/feedbridge/feedbridge/connectors/email"
 	_ "github.com/feedbridge/feedbridge/connectors/slack"
+	_ "github.com/feedbridge/feedbridge/connectors/webhook"
 )

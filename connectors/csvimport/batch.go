@@ -160,6 +160,7 @@ func (im *importer) submission(f Fields) core.Submission {
 		Type:          im.opts.RecordType,
 		Title:         f.Title,
 		Description:   f.Description,
+		PlainText:     true, // a cell is typed text: "<jane@acme.com>" is an address, not a tag
 		CustomerEmail: f.CustomerEmail,
 		CustomerName:  f.CustomerName,
 		Source:        f.Source,

@@ -3,11 +3,10 @@ package email
 import (
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 var (
-	// Sign-offs that phones and webmail append below the text.
-	signOffRe = regexp.MustCompile(`(?i)^(?:sent from my |sent from (?:outlook|mail|yahoo mail|proton ?mail|aol)|sent with (?:proton ?mail|spark|blackberry)|sent via |get outlook for |von meinem .{1,40} gesendet|gesendet von meinem |gesendet mit |envoyé de mon |envoyé depuis |enviado desde mi |enviado do meu |inviato da(?:l mio)? |verzonden (?:vanaf|met) |skickat från |sendt fra min |wysłane z )`)
 	// Placeholders that text parts carry for inline images (Gmail "[image: x]", Outlook "[cid:…]").
 	inlineImageRe = regexp.MustCompile(`(?i)\[(?:image|cid|grafik|imagen|bild|immagine|afbeelding|inline image)\s*[: ]?[^\]\n]{0,200}\]`)
 	imageLineRe   = regexp.MustCompile(`(?i)^<[^<>\s]+\.(?:png|jpe?g|gif|heic|bmp|webp|tiff?)>$`)
@@ -29,7 +28,7 @@ scan:
 		}
 		t := strings.TrimSpace(line)
 		switch {
-		case t == "--" || len(t) < 80 && signOffRe.MatchString(t):
+		case t == "--" || isSignOff(t):
 			break scan
 		case isHistoryStart(lines, i, t):
 			break scan
@@ -70,6 +69,42 @@ func isHistoryStart(lines []string, i int, t string) bool {
 	if r, _ := fieldOf(t); r == roleFrom {
 		_, ok := parseHeaderBlock(lines, i, 0, notSeparator)
 		return ok
+	}
+	return false
+}
+
+// signOffFirst holds the first bytes (ASCII, lower case) that a sign-off of the table can start with.
+var signOffFirst = func() (set [256]bool) {
+	for _, so := range signOffs {
+		if so[0] != "" {
+			set[so[0][0]] = true
+		}
+	}
+	return set
+}()
+
+// maxSignOff bounds the length of a sign-off line; longer lines are text.
+const maxSignOff = 80
+
+// isSignOff reports whether t is a line that phones and webmail append below the text, in a language of the
+// locale table ("Sent from my iPhone", "Von meinem iPhone gesendet", "iPhoneから送信").
+func isSignOff(t string) bool {
+	if len(t) >= maxSignOff || t == "" {
+		return false
+	}
+	if c := t[0]; c < utf8.RuneSelf && !signOffFirst[c|0x20] {
+		for _, so := range signOffs {
+			if so[0] == "" && strings.HasSuffix(t, so[1]) {
+				return true // a sign-off written in a script without case ("iPhoneから送信" starts with "i")
+			}
+		}
+		return false
+	}
+	lower := strings.ToLower(t)
+	for _, so := range signOffs {
+		if strings.HasPrefix(lower, so[0]) && strings.HasSuffix(lower, so[1]) && len(lower) >= len(so[0])+len(so[1]) {
+			return true
+		}
 	}
 	return false
 }

@@ -58,7 +58,7 @@ func newEntry(s *spec, env connectors.Env, m *metrics) *entry {
 	return &entry{
 		spec:         s,
 		env:          env,
-		log:          env.Log.WithFields(logrus.Fields{"connector": s.Name, "mailbox": s.Mailbox}),
+		log:          env.Log.WithFields(logrus.Fields{"connector": s.Name, "workspace": s.ws, "mailbox": s.Mailbox}),
 		parser:       NewParser(s.InternalDomains),
 		m:            m.forMailbox(s.Name, s.Mailbox),
 		tlsConfig:    tlsDefaults(),

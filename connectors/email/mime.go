@@ -239,17 +239,20 @@ var addrRe = regexp.MustCompile(`[\p{L}\p{N}._%+'\-!#$&*/=?^{|}~]+@[\p{L}\p{N}-]
 // a sender is dropped: "<mailto:…>" copies of the address, and "on behalf of …" (in the table's languages)
 // after the sender who wrote.
 func parsePerson(s string) person {
-	s = strings.TrimSpace(s)
+	s = cutBehalf(strings.TrimSpace(s))
 	if a, err := mail.ParseAddress(s); err == nil {
 		return newPerson(a.Name, a.Address)
 	}
-	s = cutBehalf(s)
 	loc := addrRe.FindStringIndex(s)
 	if loc == nil {
 		return person{name: trimName(s)}
 	}
 	email := strings.TrimRight(s[loc[0]:loc[1]], ".")
-	return newPerson(addrPunct.Replace(addrRe.ReplaceAllString(s, " ")), email)
+	name := s[:loc[0]] + " " + s[loc[1]:]
+	if strings.Contains(name, "@") {
+		name = addrRe.ReplaceAllString(name, " ") // the address repeated, or another one
+	}
+	return newPerson(addrPunct.Replace(name), email)
 }
 
 // cutBehalf keeps, of "X on behalf of Y", the side that holds an address, X when both do: X wrote the message.

@@ -25,16 +25,17 @@ func subjectPrefix(s string) (n int, forward bool) {
 	// Every token is followed by space, a count or the colon, none of them a letter: it is a whole run (with
 	// its full stop, for an abbreviation). No token is longer than 22 bytes.
 	tok := s[i:j]
-	if j < len(s) && s[j] == '.' && tok != "" && len(tok) <= 21 && (hasFold(forwardTokens, s[i:j+1]) || hasFold(replyTokens, s[i:j+1])) {
+	if j < len(s) && s[j] == '.' && tok != "" && len(tok) <= 21 && tokenKind(s[i:j+1]) != prefixNone {
 		j++ // a token written with its abbreviation's full stop ("Redir.:")
 		tok = s[i:j]
 	}
-	switch {
-	case tok == "" || len(tok) > 22:
+	if tok == "" || len(tok) > 22 {
 		return 0, false
-	case hasFold(forwardTokens, tok):
+	}
+	switch tokenKind(tok) {
+	case prefixForward:
 		forward = true
-	case !hasFold(replyTokens, tok):
+	case prefixNone:
 		return 0, false
 	}
 	k := skipSpace(s, j)
@@ -75,6 +76,63 @@ func skipSpace(s string, i int) int {
 		}
 	}
 	return i
+}
+
+const (
+	prefixNone = iota
+	prefixReply
+	prefixForward
+)
+
+// asciiTokens holds the ASCII tokens of forwardTokens and replyTokens in lower case. No other token folds to
+// ASCII text, so an ASCII token is looked up there; others are compared with each token by simple folding.
+var asciiTokens = func() map[string]int {
+	m := map[string]int{}
+	for kind, list := range map[int][]string{prefixReply: replyTokens, prefixForward: forwardTokens} {
+		for _, t := range list {
+			if k, ok := lowerASCII(t); ok {
+				m[k] = kind
+			}
+		}
+	}
+	return m
+}()
+
+func tokenKind(tok string) int {
+	var buf [22]byte
+	if len(tok) <= len(buf) {
+		ascii := true
+		for i := 0; i < len(tok); i++ {
+			c := tok[i]
+			if c >= utf8.RuneSelf {
+				ascii = false
+				break
+			}
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			buf[i] = c
+		}
+		if ascii {
+			return asciiTokens[string(buf[:len(tok)])]
+		}
+	}
+	switch {
+	case hasFold(forwardTokens, tok):
+		return prefixForward
+	case hasFold(replyTokens, tok):
+		return prefixReply
+	}
+	return prefixNone
+}
+
+func lowerASCII(s string) (string, bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return "", false
+		}
+	}
+	return strings.ToLower(s), true
 }
 
 func hasFold(tokens []string, s string) bool {

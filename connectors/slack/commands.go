@@ -79,7 +79,8 @@ func (s *Set) handleCommand(w http.ResponseWriter, r *http.Request) {
 	sub := core.Submission{
 		Type:          core.RecordFeedback,
 		Title:         parsed.Title,
-		Description:   plainDescription(parsed.Description),
+		Description:   parsed.Description,
+		PlainText:     true,
 		CustomerEmail: parsed.CustomerEmail,
 		Reporter:      reporter(cmd.UserName, cmd.UserID),
 		DedupKey:      commandKey(cmd, body),

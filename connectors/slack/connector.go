@@ -86,14 +86,15 @@ func build(entries []map[string]any, env connectors.Env, opts options) (*Set, er
 	if log == nil {
 		log = logrus.NewEntry(logrus.New())
 	}
-	log = log.WithField("connector", "slack")
+	// One log vocabulary for every kind: connector_kind (set by the registry), connector (the entry's
+	// name) and workspace.
 	m, err := newMetrics(env.Metrics)
 	if err != nil {
 		return nil, err
 	}
 	s := &Set{svc: env.Service, log: log, cfgs: cfgs, opts: opts, metrics: m}
 	for _, c := range cfgs {
-		a := &app{Config: c, workspace: core.ID(c.Workspace), log: log.WithField("name", c.Name)}
+		a := &app{Config: c, workspace: core.ID(c.Workspace), log: log.WithFields(logrus.Fields{"connector": c.Name, "workspace": c.Workspace})}
 		if c.BotToken != "" {
 			apiOpts := []slackgo.Option{slackgo.OptionHTTPClient(opts.httpClient)}
 			if opts.apiURL != "" {

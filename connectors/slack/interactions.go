@@ -78,7 +78,8 @@ func (s *Set) saveMessage(a *app, team string, cb slackgo.InteractionCallback, l
 	sub := core.Submission{
 		Type:        core.RecordFeedback,
 		Title:       clip(strings.TrimSpace(first), core.MaxTitle),
-		Description: plainDescription(text),
+		Description: text,
+		PlainText:   true,
 		Reporter:    reporter(cb.User.Name, cb.User.ID),
 		DedupKey:    "slack:" + team + ":" + cb.Channel.ID + ":" + ts,
 	}

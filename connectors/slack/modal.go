@@ -131,7 +131,8 @@ func (s *Set) submitIdeaModal(w http.ResponseWriter, a *app, team string, cb sla
 		CountsAgainstLimit: true,
 		// Input values arrive as typed, without Slack's message escaping.
 		Title:       field(blockTitle).Value,
-		Description: plainDescription(field(blockDescription).Value),
+		Description: field(blockDescription).Value,
+		PlainText:   true,
 		ProductID:   core.ID(field(blockProduct).SelectedOption.Value),
 		AssigneeID:  core.ID(field(blockAssignee).SelectedOption.Value),
 		Reporter:    reporter(cb.User.Name, cb.User.ID),

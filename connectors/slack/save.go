@@ -3,7 +3,6 @@ package slack
 import (
 	"context"
 	"errors"
-	"html"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -81,13 +80,4 @@ func (s *Set) settle(a *app, endpoint string, o outcome, log *logrus.Entry) stri
 	s.metrics.count(endpoint, result)
 	log.WithFields(logrus.Fields{"record": o.res.Record.ID, "result": result}).Info("slack: record saved")
 	return savedText(o.res)
-}
-
-// plainDescription hands Slack's plain text to the core as escaped HTML, so that text such as "the <div> is
-// misaligned" is kept as typed instead of being read as markup and sanitized away.
-func plainDescription(s string) string {
-	if s == "" {
-		return ""
-	}
-	return html.EscapeString(s)
 }

@@ -3,7 +3,7 @@
 // features or the lexicon:
 //
 //	go run ./insights/train            # rewrites insights/model.bin
-//	go run ./insights/train -dev       # per-class figures on the corpus's dev split, writes nothing
+//	go run ./insights/train -dev       # per-class figures on the dev split and the hand-written texts, writes nothing
 package main
 
 import (

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/feedbridge/feedbridge/core"
+	"github.com/feedbridge/feedbridge/store/internal/fairshare"
 )
 
 // recordSelect reads records with their labels resolved: assignee name, product label, tag labels in the
@@ -84,7 +85,20 @@ func (s *Store) record(ctx context.Context, q querier, ws, id core.ID) (core.Rec
 // or digits in a row has no trigram, and pg_trgm would read its whole index for it; such a search runs
 // with bitmap scans off, so that the choice is between the listing index (common text) and a sequential
 // scan (rare text).
+//
+// Every listing runs under the store's time limit (pgx cancels the statement on the server when it ends),
+// and a workspace runs one search at a time, so one tenant's searches queue behind each other instead of
+// taking the pool's connections from everyone else.
 func (s *Store) Records(ctx context.Context, ws core.ID, q core.ListQuery) ([]core.Record, error) {
+	ctx, cancel := fairshare.Cap(ctx, readLimit)
+	defer cancel()
+	if q.Search != "" {
+		leave, err := s.searches.Enter(ctx, string(ws))
+		if err != nil {
+			return nil, fail("records", fairshare.Err(ctx, err))
+		}
+		defer leave()
+	}
 	sql, args := listSQL(ws, q)
 	args = append([]any{pgx.QueryExecModeExec}, args...)
 	var out []core.Record
@@ -97,13 +111,13 @@ func (s *Store) Records(ctx context.Context, ws core.ID, q core.ListQuery) ([]co
 		return err
 	}
 	if q.Search == "" || hasTrigram(q.Search) {
-		return out, fail("records", read(s.pool))
+		return out, fail("records", fairshare.Err(ctx, read(s.pool)))
 	}
 	err := s.inTx(ctx, "records", func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SET LOCAL enable_bitmapscan = off`); err != nil {
 			return err
 		}
-		return read(tx)
+		return fairshare.Err(ctx, read(tx))
 	})
 	return out, err
 }
@@ -137,7 +151,14 @@ func listSQL(ws core.ID, q core.ListQuery) (string, []any) {
 		add("type = ?", q.Type)
 	}
 	if q.Search != "" {
-		add("search_text LIKE ?", "%"+escapeLike(q.Search)+"%")
+		if w := likeWindow(q.Search); w != q.Search {
+			// pg_trgm looks up every distinct trigram of a LIKE pattern: a 1,000-character term costs
+			// hundreds of index probes. The index narrows on a part of the term; strpos confirms all of it.
+			add("search_text LIKE ?", "%"+escapeLike(w)+"%")
+			add("strpos(search_text, ?) > 0", q.Search)
+		} else {
+			add("search_text LIKE ?", "%"+escapeLike(q.Search)+"%")
+		}
 	}
 	if !q.From.IsZero() {
 		add("created_at >= ?", q.From)
@@ -173,6 +194,31 @@ func listSQL(ws core.ID, q core.ListQuery) (string, []any) {
 	order := " ORDER BY created_at " + dir + ", id " + dir
 	page := "(SELECT * FROM records WHERE " + strings.Join(where, " AND ") + order + " LIMIT " + strconv.Itoa(limit) + ")"
 	return selectFrom(page) + " ORDER BY r.created_at " + dir + ", r.id " + dir, args
+}
+
+// windowRunes is the longest search term whose trigrams all go to the index.
+const windowRunes = 16
+
+// likeWindow is the part of term the trigram index looks up: term itself when short, otherwise the
+// windowRunes-long stretch with the most distinct letters and digits (the likeliest to be rare).
+func likeWindow(term string) string {
+	rs := []rune(term)
+	if len(rs) <= windowRunes {
+		return term
+	}
+	best, bestScore := 0, -1
+	for i := 0; i+windowRunes <= len(rs); i++ {
+		seen := map[rune]bool{}
+		for _, r := range rs[i : i+windowRunes] {
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				seen[r] = true
+			}
+		}
+		if len(seen) > bestScore {
+			best, bestScore = i, len(seen)
+		}
+	}
+	return string(rs[best : best+windowRunes])
 }
 
 // escapeLike makes every character of a search literal for LIKE (whose escape character is '\').

@@ -2,7 +2,11 @@ package postgres_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/feedbridge/feedbridge/core"
 	"github.com/feedbridge/feedbridge/store/postgres/pgtest"
@@ -45,5 +49,62 @@ func TestSearchIsLiteral(t *testing.T) {
 				t.Errorf("search %q: %q, want %q", c.search, got, c.want)
 			}
 		})
+	}
+}
+
+// A search of 1,000 characters over a workspace whose every record is a candidate ends with the caller's
+// deadline (the statement is cancelled on the server), and the pool serves on afterwards.
+func TestLongSearchEndsWithItsDeadline(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := pgtest.Open(t)
+	ws := workspace(t, st, 0)
+	for i := 0; i < 20_000; i += 1000 {
+		batch := make([]core.NewRecord, 0, 1000)
+		for j := i; j < i+1000; j++ {
+			batch = append(batch, newRecord(fmt.Sprintf("record %d says yyyy and more", j)))
+		}
+		if _, err := st.CreateRecords(ctx, ws.ID, batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	short, cancel := context.WithTimeout(ctx, 2*time.Millisecond)
+	defer cancel()
+	_, err := st.Records(short, ws.ID, core.ListQuery{Type: core.RecordFeedback, Search: strings.Repeat("y", 1000), Limit: 1})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("want the search to end with its deadline, got %v", err)
+	}
+	recs, err := st.Records(ctx, ws.ID, core.ListQuery{Type: core.RecordFeedback, Search: "record 19999 says", Limit: 3})
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("search afterwards: %d records, %v", len(recs), err)
+	}
+}
+
+// A long search term is looked up in the trigram index by a part of it and confirmed whole: the record
+// holding the term is found, one holding only that part is not.
+func TestLongSearchTermIsConfirmedWhole(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := pgtest.Open(t)
+	ws := workspace(t, st, 0)
+	term := strings.Repeat("abcdefghij0123456789 ", 40)[:800]
+	titles := []string{"before " + term + " after", term[:400], "x" + term[1:]}
+	var batch []core.NewRecord
+	for _, title := range titles {
+		batch = append(batch, newRecord(title))
+	}
+	if _, err := st.CreateRecords(ctx, ws.ID, batch); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := st.Records(ctx, ws.ID, core.ListQuery{Type: core.RecordFeedback, Search: term, Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1 || recs[0].Title != titles[0] {
+		var got []string
+		for _, r := range recs {
+			got = append(got, r.Title[:20])
+		}
+		t.Fatalf("want only the record holding the whole term, got %q", got)
 	}
 }

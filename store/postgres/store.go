@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/feedbridge/feedbridge/core"
+	"github.com/feedbridge/feedbridge/store/internal/fairshare"
 )
 
 // Store is the PostgreSQL implementation of core.Store. It is safe for concurrent use.
@@ -24,11 +25,19 @@ type Store struct {
 	leases *pgxpool.Pool // a small pool of its own, so that lease renewals never queue behind bulk writes
 	known  *known        // what bulk writes resolved, for the next ones
 
+	searches   *fairshare.Gate // one search at a time per workspace (query.go)
 	claimMu    sync.Mutex
 	claimAfter string // the workspace this replica's last insight-job claim ended on (claim.go)
 }
 
 var _ core.Store = (*Store)(nil)
+
+// searchRest is how long a workspace's search turn stays taken after a search, as a multiple of the
+// search's own time: a workspace searching without pause keeps at most half of one backend busy.
+const searchRest = 1.0
+
+// readLimit is the longest a listing runs before it is cancelled and answered as unavailable.
+const readLimit = 10 * time.Second
 
 // Open connects to the database at url (postgres://user:pass@host:5432/db?sslmode=disable, plus any pgx
 // pool parameter such as pool_max_conns) and applies every pending migration under a migration lock, so
@@ -59,7 +68,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		pool.Close()
 		return nil, fail("open", err)
 	}
-	s := &Store{pool: pool, leases: leases, known: newKnown()}
+	s := &Store{pool: pool, leases: leases, known: newKnown(), searches: fairshare.NewGate(1, searchRest)}
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
 		return nil, err

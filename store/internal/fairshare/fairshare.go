@@ -15,9 +15,13 @@ import (
 )
 
 // Gate admits at most per concurrent holders for each key (a workspace id); further callers wait their
-// turn or give up when their context ends.
+// turn or give up when their context ends. A place that was held for a while stays taken for rest times
+// as long after it is given back, so one key's holders together run at most 1/(1+rest) of the time per
+// place: a workspace whose every search is slow gets a bounded share of the machine, while quick
+// searches hardly wait at all.
 type Gate struct {
 	per   int
+	rest  float64
 	mu    sync.Mutex
 	slots map[string]*slot
 }
@@ -27,9 +31,10 @@ type slot struct {
 	users int // holders and waiters; the slot is dropped when none are left
 }
 
-// NewGate makes a gate of per holders per key (at least one).
-func NewGate(per int) *Gate {
-	return &Gate{per: max(per, 1), slots: map[string]*slot{}}
+// NewGate makes a gate of per holders per key (at least one) that rest after each hold for rest times
+// its length (0: not at all).
+func NewGate(per int, rest float64) *Gate {
+	return &Gate{per: max(per, 1), rest: max(rest, 0), slots: map[string]*slot{}}
 }
 
 // Enter waits for one of key's places and returns the function that gives it back; it fails with the
@@ -45,8 +50,18 @@ func (g *Gate) Enter(ctx context.Context, key string) (func(), error) {
 	g.mu.Unlock()
 	select {
 	case s.ch <- struct{}{}:
+		start := time.Now()
 		var once sync.Once
-		return func() { once.Do(func() { <-s.ch; g.leave(key, s) }) }, nil
+		return func() {
+			once.Do(func() {
+				free := func() { <-s.ch; g.leave(key, s) }
+				if pause := time.Duration(float64(time.Since(start)) * g.rest); pause > time.Millisecond {
+					time.AfterFunc(pause, free)
+				} else {
+					free()
+				}
+			})
+		}, nil
 	case <-ctx.Done():
 		g.leave(key, s)
 		return nil, ctx.Err()

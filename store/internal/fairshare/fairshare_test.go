@@ -60,7 +60,7 @@ func TestInterleave(t *testing.T) {
 }
 
 func TestGate(t *testing.T) {
-	g := NewGate(1)
+	g := NewGate(1, 0)
 	ctx := context.Background()
 	leaveA, err := g.Enter(ctx, "a")
 	if err != nil {
@@ -110,4 +110,31 @@ func TestCap(t *testing.T) {
 	if err := Err(ctx2, ctx2.Err()); !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrTooLong) {
 		t.Fatalf("the caller's own deadline: got %v", err)
 	}
+}
+
+// TestGateRests: after a hold of some length the place stays taken for rest times that length.
+func TestGateRests(t *testing.T) {
+	g := NewGate(1, 1)
+	ctx := context.Background()
+	leave, err := g.Enter(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	leave()
+	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	if _, err := g.Enter(short, "a"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("right after a 100 ms hold: want the place still resting, got %v", err)
+	}
+	if _, err := g.Enter(ctx, "b"); err != nil {
+		t.Fatalf("another key rests too: %v", err)
+	}
+	later, cancel2 := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel2()
+	again, err := g.Enter(later, "a")
+	if err != nil {
+		t.Fatalf("after the rest: %v", err)
+	}
+	again()
 }

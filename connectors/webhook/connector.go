@@ -1,0 +1,145 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/sirupsen/logrus"
+
+	"github.com/feedbridge/feedbridge/connectors"
+	"github.com/feedbridge/feedbridge/core"
+)
+
+// Kind is the key of this connector under `connectors:`.
+const Kind = "webhook"
+
+// Entry states shown by GET /api/connectors.
+const (
+	StateListening = "listening"
+	StateStopped   = "stopped"
+)
+
+// statusEvery is how often changed entry states are written for GET /api/connectors.
+const statusEvery = 10 * time.Second
+
+func init() {
+	connectors.Register(connectors.Kind{
+		Name:    Kind,
+		Summary: "Inbound webhooks: each entry answers POST /hooks/<name>, checks the sender's signature or token, and maps the JSON payload to records.",
+		Config:  func() any { return &Config{} },
+		Build:   Build,
+	})
+}
+
+var (
+	_ connectors.Set    = (*Set)(nil)
+	_ connectors.Router = (*Set)(nil)
+)
+
+// Set serves every configured webhook entry on POST /hooks/{name}.
+type Set struct {
+	svc      *core.Service
+	log      *logrus.Entry
+	now      func() time.Time
+	entries  map[string]*entry
+	order    []*entry
+	board    *connectors.Board
+	requests *prometheus.CounterVec
+}
+
+// entry is one validated entry with its logger.
+type entry struct {
+	*entrySpec
+	log *logrus.Entry
+}
+
+// Build is the connectors.Builder of `connectors.webhook`. It validates every entry without any network
+// call; env.Service is nil when the config is only checked.
+func Build(raw []map[string]any, env connectors.Env) (connectors.Set, error) {
+	log := env.Log
+	if log == nil {
+		l := logrus.New()
+		l.SetOutput(io.Discard)
+		log = logrus.NewEntry(l)
+	}
+	now := env.Now
+	if now == nil {
+		now = time.Now
+	}
+	requests, err := connectors.CounterVec(env.Metrics, prometheus.CounterOpts{
+		Name: "feedbridge_webhook_requests_total",
+		Help: "Inbound webhook deliveries by entry and outcome.",
+	}, "connector", "outcome")
+	if err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
+	s := &Set{svc: env.Service, log: log, now: now, entries: map[string]*entry{},
+		board: connectors.NewBoard(env.Service, Kind, now), requests: requests}
+	var errs []error
+	for i, r := range raw {
+		name := connectors.EntryName(r, i)
+		var c Config
+		if err := decodeEntry(r, &c); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+			continue
+		}
+		spec, err := parseConfig(c)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+			continue
+		}
+		if s.entries[spec.Name] != nil {
+			errs = append(errs, fmt.Errorf("%s: name is used by another entry", name))
+			continue
+		}
+		en := &entry{entrySpec: spec, log: log.WithFields(logrus.Fields{"connector": spec.Name, "workspace": spec.ws})}
+		s.entries[spec.Name] = en
+		s.order = append(s.order, en)
+		s.board.Add(spec.Name, spec.ws)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Routes mounts the one endpoint all entries share.
+func (s *Set) Routes(mux *http.ServeMux) {
+	mux.HandleFunc("POST /hooks/{name}", s.serve)
+}
+
+// Run reports the entries' states until ctx ends. Deliveries are served by the HTTP server, which drains
+// them on shutdown; nothing here outlives a request.
+func (s *Set) Run(ctx context.Context) error {
+	for _, en := range s.order {
+		en.log.Info("webhook: listening on /hooks/" + en.Name)
+	}
+	s.flush(ctx, StateListening, true)
+	t := time.NewTicker(statusEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			s.flush(stop, StateStopped, true)
+			cancel()
+			return nil
+		case <-t.C:
+			s.flush(ctx, StateListening, false)
+		}
+	}
+}
+
+func (s *Set) flush(ctx context.Context, state string, all bool) {
+	if err := s.board.Flush(ctx, state, all); err != nil {
+		s.log.WithError(err).Warn("webhook: report connector status")
+	}
+}
+
+// decodeEntry decodes one raw entry as the registry's Build does.
+func decodeEntry(raw map[string]any, c *Config) error { return connectors.Decode(raw, c) }

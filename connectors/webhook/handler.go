@@ -1,0 +1,205 @@
+package webhook
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/feedbridge/feedbridge/core"
+)
+
+// serve answers POST /hooks/{name}: 201 with the records (created or already there), 401 when the
+// signature or token fails, 400 for a payload the mapping cannot read, 413 over max_body, 415 for a body
+// that is not JSON, 403 when the workspace is suspended. The signature is checked before the body is
+// parsed; a refused delivery writes nothing.
+func (s *Set) serve(w http.ResponseWriter, r *http.Request) {
+	en := s.entries[r.PathValue("name")]
+	if en == nil {
+		s.requests.WithLabelValues("", "unknown").Inc()
+		answer(w, http.StatusNotFound, "not found", "No webhook is configured under this name.")
+		return
+	}
+	outcome := func(o string) { s.requests.WithLabelValues(en.Name, o).Inc() }
+	if r.ContentLength > en.MaxBody {
+		outcome("too_large")
+		answer(w, http.StatusRequestEntityTooLarge, "body too large", "The body is larger than this webhook accepts.")
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, en.MaxBody))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			outcome("too_large")
+			answer(w, http.StatusRequestEntityTooLarge, "body too large", "The body is larger than this webhook accepts.")
+			return
+		}
+		outcome("bad_request")
+		answer(w, http.StatusBadRequest, "unreadable body", "The request body could not be read.")
+		return
+	}
+	if err := en.authenticate(r.Header, body, s.now()); err != nil {
+		var se *secretError
+		if errors.As(err, &se) {
+			s.fail(w, en, err, "the entry's secret could not be read")
+			return
+		}
+		outcome("unauthorized")
+		en.log.WithFields(logrus.Fields{"remote": r.RemoteAddr}).WithError(err).Warn("webhook: delivery refused")
+		answer(w, http.StatusUnauthorized, "unauthorized", "The signature or token does not match this webhook.")
+		return
+	}
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" && !strings.HasSuffix(mt, "+json") {
+		outcome("bad_request")
+		answer(w, http.StatusUnsupportedMediaType, "unsupported media type", "Send the payload as application/json.")
+		return
+	}
+	recs, err := en.extract(body)
+	if err != nil {
+		outcome("bad_request")
+		en.log.WithError(err).Info("webhook: payload refused")
+		answer(w, http.StatusBadRequest, err.Error(), "The payload does not hold what this webhook's mapping expects.")
+		return
+	}
+	results, err := s.submit(r.Context(), en, recs)
+	if err != nil {
+		var ve *core.ValidationError
+		switch {
+		case errors.As(err, &ve):
+			outcome("bad_request")
+			answer(w, http.StatusBadRequest, err.Error(), ve.Message)
+		case errors.Is(err, core.ErrWorkspaceNotFound):
+			outcome("refused")
+			answer(w, http.StatusForbidden, "workspace not found", "The workspace of this webhook is missing or suspended.")
+		case errors.Is(err, core.ErrIdeaLimit):
+			outcome("refused")
+			answer(w, http.StatusPaymentRequired, "idea limit reached", "The workspace has reached its idea limit.")
+		default:
+			s.fail(w, en, err, "the record could not be saved")
+		}
+		return
+	}
+	outcome("created")
+	s.board.Succeeded(en.Name)
+	writeJSON(w, http.StatusCreated, results)
+}
+
+// created is the 201 body.
+type created struct {
+	Success bool         `json:"success"`
+	Records []recordSeen `json:"records"`
+}
+
+type recordSeen struct {
+	ID      core.ID `json:"id"`
+	Created bool    `json:"created"` // false: this item was delivered before
+}
+
+// submit writes every record of a delivery in one transaction, or none: each is checked first, so one bad
+// item refuses the delivery whole and the sender's retry finds nothing half done.
+func (s *Set) submit(ctx context.Context, en *entry, recs []record) (created, error) {
+	subs := make([]core.Submission, len(recs))
+	var labels bool
+	for i, r := range recs {
+		subs[i] = r.sub
+		labels = labels || len(r.tags) > 0
+	}
+	if labels {
+		tags, err := s.svc.Tags(ctx, en.ws)
+		if err != nil {
+			return created{}, err
+		}
+		m := newTagIndex(tags)
+		for i, r := range recs {
+			subs[i].TagIDs = m.ids(r.tags)
+		}
+	}
+	out := created{Success: true, Records: make([]recordSeen, len(subs))}
+	if len(subs) == 1 {
+		res, err := s.svc.Submit(ctx, en.ws, subs[0])
+		if err != nil {
+			return created{}, err
+		}
+		out.Records[0] = recordSeen{ID: res.Record.ID, Created: res.Created}
+		return out, nil
+	}
+	for _, sub := range subs {
+		if err := s.svc.Check(sub); err != nil {
+			return created{}, err
+		}
+	}
+	res, err := s.svc.SubmitBatch(ctx, en.ws, subs)
+	if err != nil {
+		return created{}, err
+	}
+	for i, r := range res {
+		if r.Err != nil {
+			return created{}, r.Err
+		}
+		out.Records[i] = recordSeen{ID: r.ID, Created: r.Created}
+	}
+	return out, nil
+}
+
+// fail answers 500 with an error id that the log line carries too; the cause stays in the log.
+func (s *Set) fail(w http.ResponseWriter, en *entry, err error, what string) {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	id := hex.EncodeToString(b[:])
+	s.requests.WithLabelValues(en.Name, "error").Inc()
+	en.log.WithField("error_id", id).WithError(err).Error("webhook: " + what)
+	s.board.Failed(en.Name, what)
+	writeJSON(w, http.StatusInternalServerError, map[string]any{"success": false, "error": "internal error",
+		"message": "The delivery could not be saved; retry later.", "error_id": id})
+}
+
+func answer(w http.ResponseWriter, status int, code, message string) {
+	writeJSON(w, status, map[string]any{"success": false, "error": code, "message": message})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// tagIndex matches tag labels to the workspace's tags ignoring case, spaces, '_', '-' and '.'. A label
+// without a tag is left off; the record is still created.
+type tagIndex map[string]core.ID
+
+func newTagIndex(tags []core.Lookup) tagIndex {
+	m := tagIndex{}
+	for _, t := range tags {
+		if k := tagKey(t.Label); m[k] == "" {
+			m[k] = t.ID
+		}
+	}
+	return m
+}
+
+func (m tagIndex) ids(labels []string) []core.ID {
+	var out []core.ID
+	for _, l := range labels {
+		if id, ok := m[tagKey(l)]; ok {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func tagKey(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case ' ', '_', '-', '.':
+			return -1
+		}
+		return r
+	}, strings.ToLower(s))
+}
