@@ -27,8 +27,9 @@ type LeaseTiming struct {
 }
 
 // ShortLeases are for a store shared by replicas (PostgreSQL): a dead replica's entries are taken over
-// within TTL+Retry, one that stops on SIGTERM hands them over within Retry.
-var ShortLeases = LeaseTiming{TTL: 3 * time.Second, Renew: 500 * time.Millisecond, Retry: 400 * time.Millisecond, Stop: time.Second}
+// within TTL+Retry, one that stops on SIGTERM hands them over within Retry of letting them go. Waiting
+// replicas each try every 0.1–0.3 s, one small statement on the lease pool per entry.
+var ShortLeases = LeaseTiming{TTL: 3 * time.Second, Renew: 500 * time.Millisecond, Retry: 200 * time.Millisecond, Stop: time.Second}
 
 // LongLeases are for a store used by one process (SQLite): nobody waits to take over, so renewals are rare
 // and a store busy for a few seconds with a large import does not stop the entries.
