@@ -140,12 +140,12 @@ func (s *supervisor) apply(byKind map[string][]map[string]any) error {
 			continue // untouched
 		}
 		delete(s.units, key)
+		stopped = append(stopped, key.String())
 		if key.name == "" {
 			oldRouters = append(oldRouters, u) // stopped once the new routes serve
 			continue
 		}
 		u.stop()
-		stopped = append(stopped, key.String())
 	}
 	routesChanged := len(oldRouters) > 0
 	fresh := map[unitKey]*unit{}
