@@ -54,8 +54,12 @@ func (s *Server) authed(next http.HandlerFunc) http.Handler {
 		h.Set("X-RateLimit-Remaining", strconv.Itoa(d.remaining))
 		h.Set("X-RateLimit-Reset", strconv.Itoa(int((d.reset+time.Second-1)/time.Second)))
 		if !d.allowed {
+			unit := "seconds"
+			if retryAfter(d.retry) == "1" {
+				unit = "second"
+			}
 			err := newAPIError(http.StatusTooManyRequests, "rate limit exceeded",
-				"This key sent more than %d requests at once; retry after %s seconds.", d.limit, retryAfter(d.retry))
+				"This key sent more than %d requests at once; retry after %s %s.", d.limit, retryAfter(d.retry), unit)
 			err.header = http.Header{"Retry-After": {retryAfter(d.retry)}}
 			writeError(w, r, err)
 			return

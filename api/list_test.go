@@ -30,7 +30,14 @@ func TestRecordShapes(t *testing.T) {
 			{core.RecordObjective, []string{"timeframe"}, []string{"accounts", "release"}, "objective"},
 		} {
 			t.Run(string(c.typ), func(t *testing.T) {
-				rec := e.submit(e.ws.ID, core.Submission{Type: c.typ, Title: "A " + string(c.typ)})
+				sub := core.Submission{Type: c.typ, Title: "A " + string(c.typ)}
+				switch c.typ {
+				case core.RecordFeature:
+					sub.Release = "2027.1"
+				case core.RecordObjective:
+					sub.Timeframe = "Q3 2027"
+				}
+				rec := e.submit(e.ws.ID, sub)
 				var list []map[string]any
 				e.get("/api/records?record_type="+c.listing).want(t, 200).decode(t, &list)
 				if len(list) != 1 || list[0]["id"] != string(rec.ID) {
@@ -42,6 +49,12 @@ func TestRecordShapes(t *testing.T) {
 						if _, ok := m[k]; !ok {
 							t.Errorf("no %q on %s", k, c.typ)
 						}
+					}
+					if v, ok := m["release"]; ok && v != "2027.1" {
+						t.Errorf("release = %#v, want the stored 2027.1", v)
+					}
+					if v, ok := m["timeframe"]; ok && v != "Q3 2027" {
+						t.Errorf("timeframe = %#v, want the stored Q3 2027", v)
 					}
 					for _, k := range c.hasNot {
 						if _, ok := m[k]; ok {

@@ -12,7 +12,7 @@ import (
 	"github.com/feedbridge/feedbridge/core"
 )
 
-// MaxBodyBytes is the largest request body the API reads (contract §2.1).
+// MaxBodyBytes is the largest request body the API reads.
 const MaxBodyBytes = 1 << 20
 
 // DefaultAuthCacheTTL is how long a successful key lookup is reused. The contract lets a revoked key or a

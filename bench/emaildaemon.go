@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// partEmailDaemon is issue 4's memory target as the issue states it, for the daemon: the real binary with
+// partEmailDaemon is the email daemon's memory target, for the daemon: the real binary with
 // one connectors.email entry ingests a folder of generated mail from the IMAP server, while its VmRSS is
 // sampled every 100 ms; the same folder is first read raw with one FETCH, the floor.
 func (e *env) partEmailDaemon(ctx context.Context) *Part {

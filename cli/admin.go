@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -69,7 +70,7 @@ func (a *app) workspaceCommand() *cobra.Command {
 
 	list := &cobra.Command{Use: "list", Short: "List workspaces", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.withService(cmd, func(ctx context.Context, svc *core.Service) error {
+			return a.withReader(cmd, func(ctx context.Context, svc *core.Service) error {
 				ws, err := svc.Workspaces(ctx)
 				if err != nil {
 					return err
@@ -85,7 +86,11 @@ func (a *app) workspaceCommand() *cobra.Command {
 							if x.Suspended {
 								state = "suspended"
 							}
-							fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\n", x.ID, x.Name, x.Plan, x.IdeasUsed, x.IdeaLimit, state)
+							limit := "unlimited"
+							if x.IdeaLimit > 0 {
+								limit = fmt.Sprint(x.IdeaLimit)
+							}
+							fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%s\t%s\n", x.ID, x.Name, x.Plan, x.IdeasUsed, limit, state)
 						}
 					})
 				})
@@ -169,7 +174,7 @@ func (a *app) keyCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.withService(cmd, func(ctx context.Context, svc *core.Service) error {
+			return a.withReader(cmd, func(ctx context.Context, svc *core.Service) error {
 				keys, err := svc.Keys(ctx, ws)
 				if err != nil {
 					return err
@@ -203,7 +208,9 @@ func (a *app) keyCommand() *cobra.Command {
 				return usagef("%v", err)
 			}
 			return a.withService(cmd, func(ctx context.Context, svc *core.Service) error {
-				if err := svc.RevokeKey(ctx, id); err != nil {
+				if err := svc.RevokeKey(ctx, id); errors.Is(err, core.ErrNotFound) {
+					return fmt.Errorf("key revoke: no API key %s (see feedbridge key list)", id)
+				} else if err != nil {
 					return err
 				}
 				return a.print(map[string]any{"id": id, "revoked": true}, func(w io.Writer) { fmt.Fprintf(w, "revoked %s\n", id) })

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -16,6 +17,7 @@ import (
 	"github.com/feedbridge/feedbridge/config"
 	"github.com/feedbridge/feedbridge/core"
 	"github.com/feedbridge/feedbridge/store"
+	"github.com/feedbridge/feedbridge/store/sqlite"
 )
 
 // Version is set at build time with -ldflags "-X github.com/feedbridge/feedbridge/cli.Version=…".
@@ -49,7 +51,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintln(stderr, "error:", err)
+	fmt.Fprintln(stderr, "error:", personal(err))
 	var ue usageError
 	// cobra reports unknown commands and subcommands as plain errors; they are usage errors all the same.
 	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command") {
@@ -74,7 +76,6 @@ func (a *app) rootCommand() *cobra.Command {
 		a.lookupCommand(core.LookupTag), a.lookupCommand(core.LookupProduct), a.userCommand(), a.companyCommand(),
 		a.importCommand(), a.recordCommand(), a.insightsCommand(), a.backupCommand(), a.configCommand(), a.versionCommand(),
 		a.reloadCommand())
-	root.AddCommand(&cobra.Command{Use: "help", Hidden: true, RunE: func(*cobra.Command, []string) error { return root.Help() }})
 	markUsage(root)
 	return root
 }
@@ -104,13 +105,15 @@ func (a *app) loadConfig() (*config.Config, error) {
 	return cfg, nil
 }
 
-// open loads the configuration and opens the store with migrations applied.
-func (a *app) open(ctx context.Context) (*core.Service, *config.Config, func(), error) {
+// open loads the configuration and opens the store for mode: a command that only reads opens it
+// read-only, one that writes migrates only when a migration is pending; either shares the store with a
+// running daemon (see sqlite.Mode).
+func (a *app) open(ctx context.Context, mode sqlite.Mode) (*core.Service, *config.Config, func(), error) {
 	cfg, err := a.loadConfig()
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	st, err := store.Open(ctx, cfg.Store.URL)
+	st, err := store.OpenFor(ctx, cfg.Store.URL, mode)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -120,14 +123,32 @@ func (a *app) open(ctx context.Context) (*core.Service, *config.Config, func(), 
 	return svc, cfg, func() { st.Close() }, nil
 }
 
-// withService runs fn with an open service and closes it afterwards.
+// withService runs fn, which writes, with an open service and closes it afterwards.
 func (a *app) withService(cmd *cobra.Command, fn func(ctx context.Context, svc *core.Service) error) error {
-	svc, _, closeFn, err := a.open(cmd.Context())
+	return a.withMode(cmd, sqlite.ModeCommand, fn)
+}
+
+// withReader runs fn, which only reads, with a service over a read-only store.
+func (a *app) withReader(cmd *cobra.Command, fn func(ctx context.Context, svc *core.Service) error) error {
+	return a.withMode(cmd, sqlite.ModeReadOnly, fn)
+}
+
+func (a *app) withMode(cmd *cobra.Command, mode sqlite.Mode, fn func(ctx context.Context, svc *core.Service) error) error {
+	svc, _, closeFn, err := a.open(cmd.Context(), mode)
 	if err != nil {
 		return err
 	}
 	defer closeFn()
 	return fn(cmd.Context(), svc)
+}
+
+// internalPrefix matches the store packages' context in an error ("sqlite: revoke key: …"), which tells a
+// person nothing; the rest of the message stays.
+var internalPrefix = regexp.MustCompile(`(^|: )(sqlite|postgres): `)
+
+// personal is err's message as the command line prints it.
+func personal(err error) string {
+	return internalPrefix.ReplaceAllString(err.Error(), "$1")
 }
 
 // print writes v as JSON with --json, or calls text otherwise.

@@ -167,14 +167,55 @@ func TestConfigCheck(t *testing.T) {
 	if code, out, errOut := run(t, good, "config", "check"); code != 0 {
 		t.Fatalf("valid config rejected: %d %s %s", code, out, errOut)
 	}
-	bad := newConfig(t, "log: {level: loud, format: xml}\nhttp: {listen: nowhere}\nbogus_key: 1\n")
-	code, out, errOut := run(t, bad, "config", "check")
+	bad := newConfig(t, "log: {level: loud, format: xml}\nhttp: {listen: nowhere}\nbogus_key: 1\n"+
+		"connectors:\n  slack:\n    - {name: s, workspace: 0123456789abcdef01234567, colour: red, commands: {/x: nothing}}\n")
+	code, out, _ := run(t, bad, "config", "check")
 	if code != 1 {
 		t.Fatalf("invalid config: exit %d, want 1", code)
 	}
-	if !strings.Contains(out+errOut, "bogus_key") {
-		t.Fatalf("unknown key not named: %s %s", out, errOut)
+	// An unknown key stops nothing: every other problem is listed beside it, each on its own line, the
+	// Slack entry's all of them.
+	for _, want := range []string{`unknown key "bogus_key"`, "feedbridge.yaml line 5", "log.level", "log.format", "http.listen",
+		`slack "s": unknown keys: colour`, `slack "s": signing_secret is required`, `slack "s": commands: /x must be feedback or idea`} {
+		if !strings.Contains(out, "problem: ") || !strings.Contains(out, want) {
+			t.Errorf("config check does not list %q:\n%s", want, out)
+		}
 	}
+
+	// A connector bound to a workspace the store does not hold is a problem once the store exists.
+	_, wsOut, _ := run(t, good, "workspace", "create", "--name", "Real")
+	real := strings.TrimSpace(wsOut)
+	withEntries := newConfig(t, "connectors:\n  csv:\n    - {name: real, workspace: "+real+", schedule: '@daily', path: /tmp/x/*.csv, archive_dir: /tmp/y}\n"+
+		"    - {name: ghost, workspace: 0123456789abcdef01234567, schedule: '@daily', path: /tmp/x/*.csv, archive_dir: /tmp/y}\n")
+	os.WriteFile(withEntries, []byte(strings.Replace(mustRead(t, withEntries), filepath.Join(filepath.Dir(withEntries), "fb.db"), filepath.Join(filepath.Dir(good), "fb.db"), 1)), 0o600)
+	code, out, _ = run(t, withEntries, "config", "check")
+	if code != 1 || !strings.Contains(out, `connectors.csv "ghost": workspace 0123456789abcdef01234567 does not exist`) || strings.Contains(out, `"real"`) {
+		t.Fatalf("workspace check: exit %d\n%s", code, out)
+	}
+
+	// A store that cannot be created is a problem, and config check creates nothing.
+	file := filepath.Join(t.TempDir(), "a-file")
+	os.WriteFile(file, nil, 0o600)
+	code, out, _ = run(t, good, "--store.url", "sqlite://"+filepath.Join(file, "data", "fb.db"), "config", "check")
+	if code != 1 || !strings.Contains(out, "store.url: ") || !strings.Contains(out, file+" is not a folder") {
+		t.Fatalf("uncreatable store: exit %d\n%s", code, out)
+	}
+	fresh := filepath.Join(t.TempDir(), "new", "fb.db")
+	if code, out, _ := run(t, good, "--store.url", "sqlite://"+fresh, "config", "check"); code != 0 {
+		t.Fatalf("a store to be created: exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Dir(fresh)); !os.IsNotExist(err) {
+		t.Fatalf("config check created the store's folder: %v", err)
+	}
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func TestBackupAndMigrate(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 	"github.com/feedbridge/feedbridge/api"
 	"github.com/feedbridge/feedbridge/connectors/csvimport"
 	"github.com/feedbridge/feedbridge/core"
+	"github.com/feedbridge/feedbridge/store/sqlite"
 )
 
 func (a *app) importCommand() *cobra.Command {
@@ -38,7 +39,8 @@ func (a *app) importCommand() *cobra.Command {
 				return usagef("--record-type must be Idea, Feedback, Feature or Objective")
 			}
 			dry, _ := cmd.Flags().GetBool("dry-run")
-			return a.withService(cmd, func(ctx context.Context, svc *core.Service) error {
+			// An import is long and writes much: like the daemon, it indexes its rows in the background.
+			return a.withMode(cmd, sqlite.ModeDaemon, func(ctx context.Context, svc *core.Service) error {
 				return a.importCSV(ctx, svc, ws, args[0], csvimport.Options{Connector: csvimport.ConnectorCLI, RecordType: rt, Mapping: mapping, DryRun: dry})
 			})
 		}}
@@ -53,7 +55,7 @@ func (a *app) importCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.withService(cmd, func(ctx context.Context, svc *core.Service) error {
+			return a.withReader(cmd, func(ctx context.Context, svc *core.Service) error {
 				rs, err := svc.ImportRuns(ctx, ws)
 				if err != nil {
 					return err

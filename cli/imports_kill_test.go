@@ -9,7 +9,6 @@ import (
 	"io"
 	neturl "net/url"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/feedbridge/feedbridge/api"
+	"github.com/feedbridge/feedbridge/internal/testkit"
 	"github.com/feedbridge/feedbridge/store/postgres/pgtest"
 )
 
@@ -31,7 +31,7 @@ const killChildEnv = "FEEDBRIDGE_CLI_KILL_CHILD"
 // import after the lease ran out closes it as failed. (That the file then imports exactly once is
 // csvimport's TestKillMidImport.)
 func TestKilledImportIsClosed(t *testing.T) {
-	if spec := os.Getenv(killChildEnv); spec != "" {
+	if spec, child := testkit.ChildSpec(killChildEnv); child {
 		var args []string
 		if err := json.Unmarshal([]byte(spec), &args); err != nil {
 			t.Fatal(err)
@@ -136,15 +136,7 @@ func testKilledImportIsClosed(t *testing.T, cfg string, expireLeases func() erro
 	}
 
 	args, _ := json.Marshal([]string{"--config", cfg, "import", "csv", "--workspace", ws, big})
-	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledImportIsClosed$")
-	cmd.Env = append(os.Environ(), killChildEnv+"="+string(args))
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, stderr := testkit.StartChild(t, "TestKilledImportIsClosed", killChildEnv, string(args), testkit.Stderr)
 	sc := bufio.NewScanner(stderr)
 	for sc.Scan() {
 		var n int
@@ -159,11 +151,8 @@ func testKilledImportIsClosed(t *testing.T, cfg string, expireLeases func() erro
 	if r := runs()[big]; r.Status != "running" {
 		t.Fatalf("a live import's run is %q after another import, want running: %+v", r.Status, r)
 	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	testkit.Kill9(t, cmd)
 	<-drained
-	_ = cmd.Wait()
 	killed := runs()[big]
 	if killed.Status != "running" || killed.Rows >= rows {
 		t.Fatalf("killed run %+v: want running and part-way", killed)

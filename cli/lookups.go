@@ -52,7 +52,7 @@ func (a *app) lookupCommand(kind core.LookupKind) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.withService(cmd, func(ctx context.Context, svc *core.Service) error {
+			return a.withReader(cmd, func(ctx context.Context, svc *core.Service) error {
 				var items []core.Lookup
 				if kind == core.LookupTag {
 					items, err = svc.Tags(ctx, ws)
@@ -101,7 +101,7 @@ func (a *app) userCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.withService(cmd, func(ctx context.Context, svc *core.Service) error {
+			return a.withReader(cmd, func(ctx context.Context, svc *core.Service) error {
 				us, err := svc.Users(ctx, ws)
 				if err != nil {
 					return err
@@ -163,7 +163,7 @@ func (a *app) companyCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.withService(cmd, func(ctx context.Context, svc *core.Service) error {
+			return a.withReader(cmd, func(ctx context.Context, svc *core.Service) error {
 				cs, err := svc.Companies(ctx, ws)
 				if err != nil {
 					return err

@@ -6,13 +6,17 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/feedbridge/feedbridge/config"
 	"github.com/feedbridge/feedbridge/connectors"
 	_ "github.com/feedbridge/feedbridge/connectors/all" // every connector kind
 	"github.com/feedbridge/feedbridge/core"
+	"github.com/feedbridge/feedbridge/store"
 )
 
 func (a *app) migrateCommand() *cobra.Command {
@@ -35,7 +39,7 @@ type backuper interface {
 func (a *app) backupCommand() *cobra.Command {
 	return &cobra.Command{Use: "backup FILE", Short: "Write an online, consistent copy of a SQLite store", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withService(cmd, func(ctx context.Context, svc *core.Service) error {
+			return a.withReader(cmd, func(ctx context.Context, svc *core.Service) error {
 				b, ok := svc.Store().(backuper)
 				if !ok {
 					return errors.New("backup: this store does not support online backup; use pg_dump for PostgreSQL")
@@ -65,19 +69,34 @@ func (a *app) configCommand() *cobra.Command {
 		}}
 	check := &cobra.Command{Use: "check", Short: "Validate the configuration, listing every problem", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.loadConfig()
-			if err != nil {
-				return err
+			cfg, err := config.Load(a.configPath, a.root.PersistentFlags())
+			if cfg == nil {
+				return fmt.Errorf("config: %w", err)
 			}
-			problems := cfg.Validate()
-			problems = append(problems, connectors.ValidateAll(cfg.Connectors)...)
+			// Every problem is listed, whichever layer found it: loading (unknown keys, types, secrets),
+			// the values, the connector entries, then the store and the workspaces the entries name.
+			problems := splitJoined(err)
+			problems = append(problems, cfg.Validate()...)
+			for _, p := range connectors.ValidateAll(cfg.Connectors) {
+				problems = append(problems, splitJoined(p)...)
+			}
+			if !slices.ContainsFunc(problems, func(p error) bool { return strings.HasPrefix(p.Error(), "store.url") }) {
+				problems = append(problems, store.Check(cmd.Context(), cfg.Store.URL, workspaceUses(cfg))...)
+			}
 			msgs := make([]string, len(problems))
 			for i, p := range problems {
-				msgs[i] = p.Error()
+				msgs[i] = personal(p)
 			}
-			if err := a.print(map[string]any{"valid": len(problems) == 0, "problems": msgs}, func(w io.Writer) {
+			warnings := connectors.WarnAll(cfg.Connectors)
+			if warnings == nil {
+				warnings = []string{}
+			}
+			if err := a.print(map[string]any{"valid": len(problems) == 0, "problems": msgs, "warnings": warnings}, func(w io.Writer) {
 				for _, m := range msgs {
 					fmt.Fprintln(w, "problem:", m)
+				}
+				for _, m := range warnings {
+					fmt.Fprintln(w, "warning:", m)
 				}
 				if len(msgs) == 0 {
 					fmt.Fprintln(w, "configuration is valid")
@@ -115,7 +134,7 @@ func (a *app) insightsCommand() *cobra.Command {
 				}
 				ws = id
 			}
-			return a.withService(cmd, func(ctx context.Context, svc *core.Service) error {
+			return a.withReader(cmd, func(ctx context.Context, svc *core.Service) error {
 				jobs, err := svc.Store().FailedInsightJobs(ctx, ws)
 				if err != nil {
 					return err
@@ -169,4 +188,52 @@ func (a *app) insightsCommand() *cobra.Command {
 	retry.Flags().Bool("all", false, "retry every failed job")
 	cmd.AddCommand(failed, retry)
 	return cmd
+}
+
+// splitJoined lists each problem of err on its own: the members of an errors.Join, also of one wrapped
+// with context ("connectors.slack: " + a join), which each keep that context.
+func splitJoined(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, splitJoined(e)...)
+		}
+		return out
+	}
+	if inner := errors.Unwrap(err); inner != nil {
+		if _, joined := inner.(interface{ Unwrap() []error }); joined {
+			if prefix, ok := strings.CutSuffix(err.Error(), inner.Error()); ok {
+				var out []error
+				for _, e := range splitJoined(inner) {
+					out = append(out, fmt.Errorf("%s%w", prefix, e))
+				}
+				return out
+			}
+		}
+	}
+	return []error{err}
+}
+
+// workspaceUses maps each connector entry ("connectors.<kind> \"<name>\"") to the workspace it names, for
+// the entries whose workspace is a well-formed id (the connector's own check reports the others).
+func workspaceUses(cfg *config.Config) map[string]core.ID {
+	uses := map[string]core.ID{}
+	for kind, entries := range cfg.Connectors {
+		for i, e := range entries {
+			ws, _ := e["workspace"].(string)
+			id, err := core.ParseID(ws)
+			if err != nil {
+				continue
+			}
+			name, _ := e["name"].(string)
+			if name == "" {
+				name = fmt.Sprint(i)
+			}
+			uses[fmt.Sprintf("connectors.%s %q", kind, name)] = id
+		}
+	}
+	return uses
 }

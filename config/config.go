@@ -1,4 +1,4 @@
-// Package config loads feedbridge's configuration (contract §4): built-in defaults, then a YAML file, then
+// Package config loads feedbridge's configuration: built-in defaults, then a YAML file, then
 // FEEDBRIDGE_ environment variables, then command-line flags. Unknown keys are rejected by their full dotted
 // path, "file:/path" secrets are read from files, and Redacted gives a view safe to print.
 package config
@@ -16,7 +16,7 @@ type Config struct {
 	Connectors Connectors `koanf:"connectors"`
 }
 
-// HTTP configures the API listener. The timeouts are an extension of contract §4.
+// HTTP configures the API listener. The timeouts go beyond the documented keys (docs/config-reference.md).
 type HTTP struct {
 	Listen            string        `koanf:"listen"`
 	RateLimit         RateLimit     `koanf:"rate_limit"`

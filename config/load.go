@@ -21,8 +21,10 @@ import (
 // Load builds the configuration from the built-in defaults, the YAML file at path ("" for none), the
 // FEEDBRIDGE_ environment and the flags of flags that were set on the command line (nil for none). It
 // resolves "file:" secrets of the top-level sections; connector secrets are read by their packages at use.
-// The error lists every problem found (unknown keys, bad types, unreadable secrets); the Config is nil
-// then. Errors carry no "config:" prefix; callers add their context. Load does not Validate.
+// The error lists every problem found (unknown keys, bad types, unreadable secrets). The Config is nil
+// only when the file cannot be read or parsed; with other problems it holds what could be decoded, so that
+// `config check` can list Validate's problems beside them. Errors carry no "config:" prefix; callers add
+// their context. Load does not Validate.
 func Load(path string, flags *pflag.FlagSet) (*Config, error) {
 	return load(path, flags, os.Environ)
 }
@@ -49,9 +51,15 @@ func load(path string, flags *pflag.FlagSet, environ func() []string) (*Config, 
 		}
 		m, err := yaml.Parser().Unmarshal(b)
 		if err != nil {
-			return nil, fmt.Errorf("parse %s: %w", path, err)
+			return nil, fmt.Errorf("parse %s: %w", path, yamlError(err))
 		}
-		layer(m, func(string) string { return "in " + path })
+		lines := keyLines(b)
+		layer(m, func(key string) string {
+			if n := lines[key]; n > 0 {
+				return fmt.Sprintf("in %s line %d", path, n)
+			}
+			return "in " + path
+		})
 	}
 
 	envMap, envProblems := readEnv(environ)
@@ -72,7 +80,7 @@ func load(path string, flags *pflag.FlagSet, environ func() []string) (*Config, 
 	}
 	problems = append(problems, resolveSecrets(&cfg)...)
 	if len(problems) > 0 {
-		return nil, errors.Join(problems...)
+		return &cfg, errors.Join(problems...)
 	}
 	return &cfg, nil
 }

@@ -164,7 +164,8 @@ http:
 bogus: 1
 insights: {openai: {apikey: x}}
 connectors: {teams: []}
-`, want: []string{`"http.listn"`, `"http.rate_limit.brust"`, `"bogus"`, `"insights.openai.apikey"`, `"connectors.teams"`},
+`, want: []string{`"http.listn"`, `"http.rate_limit.brust"`, `"bogus"`, `"insights.openai.apikey"`, `"connectors.teams"`,
+			"config.yaml line 3", "config.yaml line 4", "config.yaml line 5", "config.yaml line 6", "config.yaml line 7"},
 			count: 5},
 		{name: "unknown env key names the variable", env: []string{"FEEDBRIDGE_STORE__ULR=x", "FEEDBRIDGE_LOG__LEVL=x"},
 			want: []string{`"store.ulr" from environment variable FEEDBRIDGE_STORE__ULR`, `"log.levl"`}, count: 2},
@@ -194,8 +195,8 @@ connectors: {teams: []}
 			if err == nil {
 				t.Fatalf("load succeeded: %+v", c)
 			}
-			if c != nil {
-				t.Error("config returned along with an error")
+			if c == nil {
+				t.Error("no config with the problems: config check could not validate the rest")
 			}
 			msg := err.Error()
 			for _, w := range tc.want {
@@ -222,6 +223,17 @@ func TestLoadFileProblems(t *testing.T) {
 	bad := writeFile(t, "bad.yaml", "http: [unclosed")
 	if _, err := Load(bad, nil); err == nil || !strings.Contains(err.Error(), "parse "+bad) {
 		t.Errorf("bad YAML: err = %v", err)
+	}
+	// The line named is the one with the mistake, for the parser's errors as for the scanner's.
+	for _, tc := range []struct{ yaml, line string }{
+		{"http:\n  listen: x\nstore:\n  url: [unclosed\nlog:\n  level: info\n", "line 4:"},
+		{"http:\n  listen: x\n bad: 1\n", "line 3:"},
+		{"a: 1\n- b\n", "line 2:"},
+		{"http:\n  listen: x\nstore:\n\turl: x\n", "line 4:"},
+	} {
+		if _, err := Load(writeFile(t, "bad.yaml", tc.yaml), nil); err == nil || !strings.Contains(err.Error(), tc.line) {
+			t.Errorf("%q: want %q, got %v", tc.yaml, tc.line, err)
+		}
 	}
 }
 

@@ -8,9 +8,12 @@ package connectors
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
+	"os"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -111,6 +114,28 @@ func EntryName(entry map[string]any, i int) string {
 		return n
 	}
 	return fmt.Sprintf("#%d", i+1)
+}
+
+// WithDefaults fills what a test or `config check` may leave out: the clock, a silent logger, the
+// Service as the leases and this process as the lease holder. Every kind's Build calls it, so the entries
+// of all kinds start from the same environment.
+func (e Env) WithDefaults() Env {
+	if e.Now == nil {
+		e.Now = time.Now
+	}
+	if e.Log == nil {
+		l := logrus.New()
+		l.SetOutput(io.Discard)
+		e.Log = logrus.NewEntry(l)
+	}
+	if e.Leases == nil && e.Service != nil {
+		e.Leases = e.Service
+	}
+	if e.Holder == "" {
+		host, _ := os.Hostname()
+		e.Holder = host + "-" + strconv.Itoa(os.Getpid())
+	}
+	return e
 }
 
 // WithKind returns a copy of env whose logger names the connector kind.

@@ -1,11 +1,16 @@
 package connectors
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/feedbridge/feedbridge/core"
 )
 
 // Kind is one connector kind as it joins the registry: the key under `connectors:` in the config, the
@@ -22,6 +27,9 @@ type Kind struct {
 	// Build makes the Set from the kind's raw entries without any network call. env.Service is nil when
 	// the config is only being checked (`feedbridge config check`), so Build must not use it.
 	Build Builder
+	// Sweep, when set, is a housekeeping task the daemon runs for the kind until ctx ends, whether or not
+	// the config has entries of it (the csv kind closes import runs whose process died).
+	Sweep func(ctx context.Context, svc *core.Service, log *logrus.Entry)
 }
 
 var (

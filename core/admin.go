@@ -129,7 +129,7 @@ func (s *Service) AllUsers(ctx context.Context, ws ID) ([]User, error) { return 
 
 // AddCompany creates a company for a domain, or renames the existing one.
 func (s *Service) AddCompany(ctx context.Context, ws ID, domain, name string) (Company, error) {
-	d, err := registrable(domain)
+	d, err := companyDomain(domain)
 	if err != nil {
 		return Company{}, invalid("domain", "invalid domain", "domain must be a registrable domain such as acme.com.")
 	}

@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"net"
 	"net/mail"
 	"strings"
 
@@ -83,6 +84,35 @@ func registrable(host string) (string, error) {
 		return "", fmt.Errorf("domain %q has no suffix", host)
 	}
 	return publicsuffix.EffectiveTLDPlusOne(ascii)
+}
+
+// companyDomain reads the domain given for a company: a bare domain, or one written as a web address
+// (https://www.globex.com/) or a mail address (sales@globex.com), and returns its registrable domain, the
+// key records are grouped by, so that the company is the one feedback from that domain finds.
+func companyDomain(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	if _, rest, ok := strings.Cut(s, "://"); ok {
+		s = rest
+	}
+	if i := strings.IndexAny(s, "/?#"); i >= 0 {
+		s = s[:i]
+	}
+	if i := strings.LastIndexByte(s, '@'); i >= 0 {
+		s = s[i+1:]
+	}
+	if h, _, err := net.SplitHostPort(s); err == nil {
+		s = h
+	}
+	d, err := registrable(s)
+	if err != nil {
+		return "", err
+	}
+	for _, r := range d {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == '_') {
+			return "", fmt.Errorf("domain %q holds %q", d, r)
+		}
+	}
+	return d, nil
 }
 
 // Resolve returns the company domain and the name a new company would get, or ok=false for personal

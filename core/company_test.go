@@ -59,3 +59,30 @@ func FuzzCompanyResolver(f *testing.F) {
 		}
 	})
 }
+
+func TestCompanyDomain(t *testing.T) {
+	for in, want := range map[string]string{
+		"globex.com":                     "globex.com",
+		"https://globex.com/":            "globex.com",
+		"HTTPS://WWW.Globex.com/about?x": "globex.com",
+		"sales@globex.com":               "globex.com",
+		"eu.acme.co.uk":                  "acme.co.uk",
+		"globex.com:443":                 "globex.com",
+		"bücher.de":                      "xn--bcher-kva.de",
+		"globex":                         "",
+		"":                               "",
+		"globex.com\\evil":               "",
+		"glo bex.com":                    "",
+	} {
+		got, err := companyDomain(in)
+		if want == "" {
+			if err == nil {
+				t.Errorf("%q: accepted as %q", in, got)
+			}
+			continue
+		}
+		if err != nil || got != want {
+			t.Errorf("%q: got %q, %v; want %q", in, got, err, want)
+		}
+	}
+}

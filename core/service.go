@@ -55,6 +55,17 @@ func NewService(st Store, o Options) *Service {
 	return s
 }
 
+// TryAcquire takes or renews the named lease for holder; with Release it makes the Service the Leases
+// that connectors hold, so none of them reaches for the store.
+func (s *Service) TryAcquire(ctx context.Context, name, holder string, ttl time.Duration) (bool, error) {
+	return s.store.TryAcquire(ctx, name, holder, ttl)
+}
+
+// Release gives the named lease back when holder has it.
+func (s *Service) Release(ctx context.Context, name, holder string) error {
+	return s.store.Release(ctx, name, holder)
+}
+
 // Store exposes the backend to the daemon's own machinery (insight workers, leases, readiness). Connectors
 // and the API create records only through the Service.
 func (s *Service) Store() Store { return s.store }

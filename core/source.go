@@ -2,7 +2,7 @@ package core
 
 import "strings"
 
-// Sources is the canonical set of source labels (contract §2.5).
+// Sources is the canonical set of source labels.
 var Sources = []string{
 	"Manual", "API", "Email", "Slack", "CSV", "Intercom", "Zendesk", "HubSpot", "Salesforce",
 	"Microsoft Teams", "Discord", "Web", "Widget", "Chrome Extension", "Zapier", "Jira", "Linear", "Other",

@@ -94,3 +94,23 @@ func TestCleanText(t *testing.T) {
 		t.Fatalf("cleanText = %q, %q", title, desc)
 	}
 }
+
+func TestTruncate(t *testing.T) {
+	tests := []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly10!", 10, "exactly10!"},
+		{"héllo wörld", 6, "héllo…"},
+		{"ab   cdef", 5, "ab…"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			if got := Truncate(tt.in, tt.max, "…"); got != tt.want {
+				t.Errorf("Truncate(%q, %d) = %q, want %q", tt.in, tt.max, got, tt.want)
+			}
+		})
+	}
+}

@@ -26,7 +26,6 @@ import (
 	"github.com/feedbridge/feedbridge/config"
 	"github.com/feedbridge/feedbridge/connectors"
 	_ "github.com/feedbridge/feedbridge/connectors/all" // every connector kind
-	"github.com/feedbridge/feedbridge/connectors/csvimport"
 	"github.com/feedbridge/feedbridge/core"
 	"github.com/feedbridge/feedbridge/store"
 )
@@ -43,10 +42,6 @@ type Options struct {
 	// PIDFile, when set, is written with the process id while the daemon runs, for `feedbridge reload`.
 	PIDFile string
 }
-
-// importSweepEvery is how often the daemon closes import runs whose process stopped (their lease has gone
-// 30 s without renewal), in every workspace.
-const importSweepEvery = time.Minute
 
 // Run serves until ctx ends, then shuts down: the connectors that hold leases stop at once and give them
 // back (so other replicas take over within a second) while HTTP stops accepting and finishes in-flight
@@ -142,9 +137,14 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 	}
 
 	var wg sync.WaitGroup
-	wg.Go(func() {
-		csvimport.SweepAbandoned(bgCtx, svc, importSweepEvery, log.WithField("component", "connectors"))
-	})
+	// Each kind's sweep runs whatever the config holds (a killed CLI import leaves a run to close).
+	for _, k := range connectors.Kinds() {
+		if k.Sweep != nil {
+			wg.Go(func() {
+				k.Sweep(bgCtx, svc, log.WithFields(logrus.Fields{"component": "connectors", "connector_kind": k.Name}))
+			})
+		}
+	}
 	if workers != nil {
 		wg.Go(func() {
 			if err := workers.Run(bgCtx); err != nil {

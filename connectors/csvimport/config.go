@@ -15,7 +15,7 @@ import (
 	"github.com/feedbridge/feedbridge/core"
 )
 
-// Config is one `connectors.csv` entry (contract §4). Besides the contract's keys it takes allow_private,
+// Config is one `connectors.csv` entry. Besides the documented core keys it takes allow_private,
 // timeout and max_bytes for URL sources.
 type Config struct {
 	Name         string                       `koanf:"name" doc:"Required, unique within the kind. Names the lease, the import runs and the entry in GET /api/connectors."`

@@ -33,17 +33,7 @@ var _ connectors.Builder = Build
 // Build is the connectors.Builder of `connectors.csv`: it validates every entry, without network calls,
 // and returns a Set that runs each entry's schedule on one replica at a time.
 func Build(entries []map[string]any, env connectors.Env) (connectors.Set, error) {
-	if env.Now == nil {
-		env.Now = time.Now
-	}
-	if env.Log == nil {
-		l := logrus.New()
-		l.SetOutput(io.Discard)
-		env.Log = logrus.NewEntry(l)
-	}
-	if env.Leases == nil && env.Service != nil {
-		env.Leases = env.Service.Store()
-	}
+	env = env.WithDefaults()
 	m, err := newMetrics(env.Metrics)
 	if err != nil {
 		return nil, fmt.Errorf("metrics: %w", err)
@@ -270,4 +260,12 @@ func (e *entry) report(ctx context.Context, state string) {
 	if err := e.env.Service.ReportConnector(ctx, st); err != nil && ctx.Err() == nil {
 		e.log.WithError(err).Warn("csv: report connector status")
 	}
+}
+
+// sleep is connectors.Sleep with the context's error when it ends first.
+func sleep(ctx context.Context, d time.Duration) error {
+	if connectors.Sleep(ctx, d) {
+		return nil
+	}
+	return ctx.Err()
 }

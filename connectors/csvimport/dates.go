@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/feedbridge/feedbridge/core"
 )
 
 // dateLayouts are the created_at forms accepted besides RFC 3339, each unambiguous: the year comes first
@@ -68,9 +70,9 @@ func (p *dateParser) parse(s string) (time.Time, error) {
 		}
 	}
 	if numericDayMonth(s) {
-		return time.Time{}, fmt.Errorf("created_at: ambiguous date %q: day and month order unknown (use YYYY-MM-DD)", clip(s, 40))
+		return time.Time{}, fmt.Errorf("created_at: ambiguous date %q: day and month order unknown (use YYYY-MM-DD)", core.Truncate(s, 40, "…"))
 	}
-	return time.Time{}, fmt.Errorf("created_at: unrecognised date %q (use YYYY-MM-DD or RFC 3339)", clip(s, 40))
+	return time.Time{}, fmt.Errorf("created_at: unrecognised date %q (use YYYY-MM-DD or RFC 3339)", core.Truncate(s, 40, "…"))
 }
 
 // numericDayMonth recognises 01/02/2024, 1.2.24 and 01-02-2024, optionally followed by a time.
@@ -118,13 +120,4 @@ func parseEpoch(s string) (time.Time, bool) {
 		return time.UnixMilli(v).UTC(), true
 	}
 	return time.Unix(v, 0).UTC(), true
-}
-
-// clip shortens s for an error message.
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
 }

@@ -11,7 +11,7 @@ import (
 // maxExternalIDKey is the longest external id kept verbatim in a dedup key; longer ones are hashed.
 const maxExternalIDKey = 128
 
-// dedupKey names a row for the store's once-only rule (contract §5.3). With an external id it is
+// dedupKey names a row for the store's once-only rule. With an external id it is
 // "csv:<connector>:<id>": one record per entry and id. Without, it is a hash of what identifies the
 // feedback (title, description, customer email, created time), shared by every entry of the workspace
 // since the same text from the same customer at the same time is the same feedback whichever way it came.

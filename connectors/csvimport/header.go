@@ -205,7 +205,7 @@ func quoteList(ss []string) string {
 			q = append(q, "…")
 			break
 		}
-		q = append(q, fmt.Sprintf("%q", clip(s, 40)))
+		q = append(q, fmt.Sprintf("%q", core.Truncate(s, 40, "…")))
 	}
 	return strings.Join(q, ", ")
 }

@@ -4,14 +4,12 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/feedbridge/feedbridge/core"
+	"github.com/feedbridge/feedbridge/internal/testkit"
 )
 
 // killChildEnv carries "backend|dsn|workspace|csv path" to the child process of TestKillMidImport.
@@ -20,7 +18,7 @@ const killChildEnv = "CSVIMPORT_KILL_CHILD"
 // TestKillMidImport kills an importing process with SIGKILL part-way through a file, imports the file
 // again, and expects every row exactly once.
 func TestKillMidImport(t *testing.T) {
-	if spec := os.Getenv(killChildEnv); spec != "" {
+	if spec, child := testkit.ChildSpec(killChildEnv); child {
 		killChild(t, spec)
 		return
 	}
@@ -39,26 +37,21 @@ func testKillMidImport(t *testing.T, e *testEnv) {
 	}
 	in := e.write(t, "big.csv", sb.String())
 
-	cmd := exec.Command(os.Args[0], "-test.run=^TestKillMidImport$", "-test.v")
-	cmd.Env = append(os.Environ(), killChildEnv+"="+strings.Join([]string{e.backend, e.dsn, string(e.ws), in}, "|"))
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, out := testkit.StartChild(t, "TestKillMidImport", killChildEnv,
+		strings.Join([]string{e.backend, e.dsn, string(e.ws), in}, "|"), testkit.Stdout)
 	sc := bufio.NewScanner(out)
 	killed := false
 	for sc.Scan() {
 		var n int
 		if _, err := fmt.Sscanf(sc.Text(), "progress %d", &n); err == nil && n >= 600 {
-			_ = cmd.Process.Signal(syscall.SIGKILL)
+			testkit.Kill9(t, cmd)
 			killed = true
 			break
 		}
 	}
-	_ = cmd.Wait()
+	if !killed {
+		_ = cmd.Wait()
+	}
 	if !killed {
 		t.Fatal("the child finished before it could be killed")
 	}

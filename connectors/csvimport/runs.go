@@ -48,7 +48,7 @@ type runLease struct {
 // can take the run for abandoned between the two writes.
 func startRun(ctx context.Context, svc *core.Service, ws core.ID, connector, file string) (core.ImportRun, *runLease, error) {
 	run := core.ImportRun{ID: core.NewID(), Workspace: ws, Connector: connector, File: file, Status: core.ImportRunning, StartedAt: svc.Now()}
-	l := &runLease{leases: svc.Store(), name: runLeaseName(run.ID), holder: leaseHolder("run"), stop: make(chan struct{})}
+	l := &runLease{leases: svc, name: runLeaseName(run.ID), holder: leaseHolder("run"), stop: make(chan struct{})}
 	if _, err := l.leases.TryAcquire(ctx, l.name, l.holder, runLeaseTTL); err != nil {
 		return run, nil, err
 	}
@@ -107,7 +107,7 @@ func CloseAbandoned(ctx context.Context, svc *core.Service, ws core.ID) ([]core.
 			continue
 		}
 		name := runLeaseName(r.ID)
-		ok, err := svc.Store().TryAcquire(ctx, name, holder, runLeaseTTL)
+		ok, err := svc.TryAcquire(ctx, name, holder, runLeaseTTL)
 		if err != nil {
 			return closed, fmt.Errorf("run %s: %w", r.ID, err)
 		}
@@ -124,7 +124,7 @@ func CloseAbandoned(ctx context.Context, svc *core.Service, ws core.ID) ([]core.
 				closed = append(closed, r)
 			}
 		}
-		if rerr := svc.Store().Release(ctx, name, holder); err == nil {
+		if rerr := svc.Release(ctx, name, holder); err == nil {
 			err = rerr
 		}
 		if err != nil {

@@ -274,6 +274,7 @@ func (e *entry) store(ctx context.Context, msgs []fetched, advance *position) (d
 			e.msgLog(f).WithField("reason", f.msg.SkipReason).Info("email: automatic message skipped")
 			done = append(done, f.uid)
 		default:
+			e.logDistrust(f)
 			subs = append(subs, submission(f.msg, f.received))
 			owners = append(owners, i)
 		}

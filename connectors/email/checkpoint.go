@@ -44,7 +44,7 @@ func submission(m Message, received time.Time) core.Submission {
 		Description:   m.Description,
 		PlainText:     true,
 		CustomerEmail: m.CustomerEmail,
-		CustomerName:  truncate(m.CustomerName, core.MaxCustomerName, ""),
+		CustomerName:  core.Truncate(m.CustomerName, core.MaxCustomerName, ""),
 		Source:        "Email",
 		Reporter:      m.Reporter,
 		DedupKey:      m.DedupKey,

@@ -12,7 +12,7 @@ import (
 	"github.com/feedbridge/feedbridge/core"
 )
 
-// Config is one `connectors.email` entry (contract §4): one mailbox of one IMAP account, bound to a workspace.
+// Config is one `connectors.email` entry: one mailbox of one IMAP account, bound to a workspace.
 type Config struct {
 	Name             string            `koanf:"name" doc:"Required, unique within the kind. Names checkpoints, leases and the entry in GET /api/connectors."`
 	Workspace        string            `koanf:"workspace" doc:"Required. Id of the workspace that receives the records."`
@@ -26,7 +26,8 @@ type Config struct {
 	Mailbox          string            `koanf:"mailbox" default:"INBOX" doc:"Mailbox to read."`
 	ProcessedMailbox string            `koanf:"processed_mailbox" doc:"Where read messages go; empty: flag \\Seen and leave in place."`
 	FailedMailbox    string            `koanf:"failed_mailbox" doc:"Where unparseable messages go; empty: leave them flagged."`
-	InternalDomains  []string          `koanf:"internal_domains" doc:"Sender domains of colleagues, who are not customers."`
+	InternalDomains  []string          `koanf:"internal_domains" doc:"Sender domains of colleagues, who are not customers; only their forwards credit the original sender."`
+	AuthservID       string            `koanf:"authserv_id" doc:"The receiving server's authserv-id: only its Authentication-Results count, and a colleague's message without one is not trusted."`
 	PollInterval     time.Duration     `koanf:"poll_interval" default:"60s" doc:"Polling period when the server has no IDLE."`
 	Idle             *bool             `koanf:"idle" default:"true" doc:"Use IMAP IDLE when offered."`
 }

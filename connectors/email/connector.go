@@ -4,13 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"strconv"
 	"sync"
-	"time"
-
-	"github.com/sirupsen/logrus"
 
 	"github.com/feedbridge/feedbridge/connectors"
 )
@@ -20,7 +14,7 @@ var _ connectors.Builder = Build
 // Build is the connectors.Builder of `connectors.email`: it validates every entry without network calls and
 // returns a Set that polls each mailbox on one replica at a time.
 func Build(entries []map[string]any, env connectors.Env) (connectors.Set, error) {
-	env = withDefaults(env)
+	env = env.WithDefaults()
 	m := newMetrics(env.Metrics)
 	s := &set{env: env}
 	var errs []error
@@ -44,25 +38,6 @@ func Build(entries []map[string]any, env connectors.Env) (connectors.Set, error)
 	return s, nil
 }
 
-func withDefaults(env connectors.Env) connectors.Env {
-	if env.Now == nil {
-		env.Now = time.Now
-	}
-	if env.Log == nil {
-		l := logrus.New()
-		l.SetOutput(io.Discard)
-		env.Log = logrus.NewEntry(l)
-	}
-	if env.Leases == nil && env.Service != nil {
-		env.Leases = env.Service.Store()
-	}
-	if env.Holder == "" {
-		host, _ := os.Hostname()
-		env.Holder = host + "-" + strconv.Itoa(os.Getpid())
-	}
-	return env
-}
-
 type set struct {
 	env     connectors.Env
 	entries []*entry
@@ -70,6 +45,9 @@ type set struct {
 
 // Run polls every mailbox until ctx ends. Each mailbox holds the lease "email:<name>" while it is polled.
 func (s *set) Run(ctx context.Context) error {
+	for _, w := range s.Warnings() {
+		s.env.Log.Warn("email: " + w)
+	}
 	var wg sync.WaitGroup
 	for _, e := range s.entries {
 		wg.Go(func() { connectors.RunExclusive(ctx, s.env, "email:"+e.spec.Name, e.run) })

@@ -59,7 +59,7 @@ func newEntry(s *spec, env connectors.Env, m *metrics) *entry {
 		spec:         s,
 		env:          env,
 		log:          env.Log.WithFields(logrus.Fields{"connector": s.Name, "workspace": s.ws, "mailbox": s.Mailbox}),
-		parser:       NewParser(s.InternalDomains),
+		parser:       NewParser(s.InternalDomains).withAuthservID(s.AuthservID),
 		m:            m.forMailbox(s.Name, s.Mailbox),
 		tlsConfig:    tlsDefaults(),
 		wake:         make(chan struct{}, 1),
@@ -100,7 +100,7 @@ func (e *entry) run(ctx context.Context) error {
 		e.lastError = err.Error()
 		e.log.WithError(err).WithField("retry_in", delay.Round(time.Millisecond).String()).Warn("email: mailbox poll failed")
 		e.report(ctx, StateError, true)
-		sleep(ctx, delay)
+		connectors.Sleep(ctx, delay)
 	}
 	return nil
 }
@@ -231,14 +231,5 @@ func (e *entry) report(ctx context.Context, state string, force bool) {
 	})
 	if err != nil && ctx.Err() == nil {
 		e.log.WithError(err).Warn("email: report connector status")
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
 	}
 }

@@ -4,16 +4,14 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/feedbridge/feedbridge/core"
+	"github.com/feedbridge/feedbridge/internal/testkit"
 	"github.com/feedbridge/feedbridge/store/sqlite"
 )
 
@@ -27,7 +25,7 @@ const killHolder = "kill-test-replica"
 // TestKillMidIngest kills an ingesting process with SIGKILL at random moments while it reads 200 messages,
 // restarts it each time, and expects every message to be exactly one record and to end up moved.
 func TestKillMidIngest(t *testing.T) {
-	if spec := os.Getenv(killChildEnv); spec != "" {
+	if spec, child := testkit.ChildSpec(killChildEnv); child {
 		killChild(t, spec)
 		return
 	}
@@ -51,14 +49,9 @@ func TestKillMidIngest(t *testing.T) {
 		spec := strings.Join([]string{fx.store.Path(), string(fx.ws), tg.addr, tg.user, tg.pass, tg.prefix}, "|")
 		kills := 0
 		for kills < 8 && len(tg.messages(t, box)) > 0 {
-			cmd := exec.Command(os.Args[0], "-test.run=^TestKillMidIngest$")
-			cmd.Env = append(os.Environ(), killChildEnv+"="+spec)
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
+			cmd, _ := testkit.StartChild(t, "TestKillMidIngest", killChildEnv, spec, testkit.NoPipe)
 			time.Sleep(time.Duration(30+rng.IntN(250)) * time.Millisecond)
-			_ = cmd.Process.Signal(syscall.SIGKILL)
-			_ = cmd.Wait()
+			testkit.Kill9(t, cmd)
 			kills++
 		}
 		t.Logf("seed %d: %d kills, %d records and %d messages left before the last run", seed, kills, len(fx.records(t)), len(tg.messages(t, box)))

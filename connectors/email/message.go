@@ -5,14 +5,15 @@ import (
 	"encoding/hex"
 	"errors"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/feedbridge/feedbridge/core"
 )
 
-// Limits of the record fields (contract §2.1); longer values are cut rather than refused, because a customer's
+// The core's limits of the record fields; longer values are cut rather than refused, because a customer's
 // long message is still feedback.
 const (
-	maxTitle       = 500
-	maxDescription = 100_000
+	maxTitle       = core.MaxTitle
+	maxDescription = core.MaxDescription
 	truncatedMark  = "\n\n[truncated]"
 )
 
@@ -34,13 +35,17 @@ type Message struct {
 	// Reporter is the address of the colleague who forwarded the message (or wrote it, when internal).
 	Reporter  string `json:"reporter"`
 	Forwarded bool   `json:"forwarded"`
+	// Distrusted says why the sender, a colleague by address, was not trusted to vouch for the senders inside
+	// a forward (the receiving server found the address forged); the message then counts as the sender's own.
+	Distrusted string `json:"distrusted,omitempty"`
 	// SkipReason is non-empty for auto-replies and bounces, which must not become records.
 	SkipReason string `json:"skip_reason,omitempty"`
 }
 
 // Parser turns raw RFC 5322 messages into Messages. It holds only configuration, so one Parser may be shared.
 type Parser struct {
-	internal []string // lowercase domains whose senders are colleagues
+	internal   []string // lowercase domains whose senders are colleagues
+	authservID string   // when set, only Authentication-Results of this server count (trust.go)
 }
 
 // NewParser returns a Parser that treats senders of internalDomains (and their subdomains) as colleagues.
@@ -65,9 +70,14 @@ func (p *Parser) Parse(raw []byte) (Message, error) {
 	m := Message{MessageID: top.messageID, SkipReason: skipReason(top)}
 	levels := forwardChain(top)
 	m.Forwarded = len(levels) > 1
-	k := p.credit(&m, levels)
-	if k < 0 {
+	trusted, why := p.forwarderTrust(top)
+	m.Distrusted = why
+	k := p.credit(&m, levels, trusted)
+	switch {
+	case k < 0 && trusted:
 		k = len(levels) - 1 // nobody outside: the innermost message is still the feedback
+	case k < 0:
+		k = 0 // an untrusted forward is its sender's own message
 	}
 
 	desc := cleanBody(levels[k].text)
@@ -75,12 +85,12 @@ func (p *Parser) Parse(raw []byte) (Message, error) {
 		// An external forwarder who added no note: the forwarded text is what they meant.
 		desc = cleanBody(levels[len(levels)-1].text)
 	}
-	m.Description = truncate(strings.TrimSpace(desc), maxDescription, truncatedMark)
+	m.Description = core.Truncate(strings.TrimSpace(desc), maxDescription, truncatedMark)
 	m.Title = titleFrom(levels, k)
 	if m.Title == "" {
 		m.Title = firstLine(m.Description)
 	}
-	m.Title = truncate(m.Title, maxTitle, "…")
+	m.Title = core.Truncate(m.Title, maxTitle, "…")
 	if m.Title == "" {
 		return Message{}, ErrNoContent
 	}
@@ -123,13 +133,19 @@ func titleFrom(levels []level, k int) string {
 }
 
 // credit picks the customer, the innermost sender of the forward chain who is not a colleague, and returns
-// that level (-1 for none). A sender shown by display name only is passed over: Exchange does that for people
-// of its own organisation. Whoever put the message into the mailbox is the reporter, unless that is the
-// customer.
-func (p *Parser) credit(m *Message, levels []level) int {
+// that level (-1 for none). Untrusted, only the sender of the message in the mailbox counts (trust.go). A
+// sender shown by display name only is passed over: Exchange does that for people of its own organisation.
+// Whoever put the message into the mailbox is the reporter, unless that is the customer. A colleague's
+// address the receiving server found forged is treated as its outer sender: the customer, never a reporter.
+func (p *Parser) credit(m *Message, levels []level, trusted bool) int {
 	customer := -1
-	for i := len(levels) - 1; i >= 0; i-- {
-		if e := levels[i].from.email; e != "" && !p.isInternal(e) {
+	inner := len(levels) - 1
+	if !trusted {
+		inner = 0
+	}
+	for i := inner; i >= 0; i-- {
+		// A colleague's address the receiving server found forged is the message's sender like any outsider.
+		if e := levels[i].from.email; e != "" && (!p.isInternal(e) || m.Distrusted != "") {
 			customer = i
 			break
 		}
@@ -137,7 +153,7 @@ func (p *Parser) credit(m *Message, levels []level) int {
 	if customer >= 0 {
 		m.CustomerEmail, m.CustomerName = levels[customer].from.email, levels[customer].from.name
 	}
-	if customer != 0 {
+	if customer != 0 && m.Distrusted == "" {
 		m.Reporter = levels[0].from.email
 	}
 	return customer
@@ -157,11 +173,14 @@ func (p *Parser) isInternal(addr string) bool {
 	return false
 }
 
-// dedupKey prefers the Message-ID; without one it hashes what stays the same when the same message is fetched
-// again (after a UIDVALIDITY change, say), so a re-read still finds the first record.
+// dedupKey prefers the Message-ID together with the sender's address, so that a stranger who sends a
+// message with the Message-ID of one not yet read cannot have the real one skipped as its duplicate: both
+// stay the same when the same message is fetched again (after a UIDVALIDITY change, or from a second
+// mailbox). Without a Message-ID it hashes what stays the same on such a re-read, so a re-read still finds
+// the first record. Keys stored before the sender was added are rewritten by the stores' migrations.
 func dedupKey(m Message, top *part) string {
 	if m.MessageID != "" {
-		return "email:" + m.MessageID
+		return "email:" + m.MessageID + " <" + top.from.email + ">"
 	}
 	h := sha256.New()
 	for _, s := range []string{top.fromRaw, top.dateRaw, top.subject, m.Description} {
@@ -178,19 +197,4 @@ func firstLine(s string) string {
 		}
 	}
 	return ""
-}
-
-// truncate cuts s to at most max runes, ending with mark when it had to cut.
-func truncate(s string, max int, mark string) string {
-	if utf8.RuneCountInString(s) <= max {
-		return s
-	}
-	keep := max - utf8.RuneCountInString(mark)
-	i, n := 0, 0
-	for i < len(s) && n < keep {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		n++
-	}
-	return strings.TrimRight(s[:i], " \n\t") + mark
 }

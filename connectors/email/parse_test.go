@@ -149,8 +149,24 @@ func TestDedupKey(t *testing.T) {
 	}
 	t.Run("same Message-ID, same key", func(t *testing.T) {
 		a, b := read("duplicate_message_id_a.eml"), read("duplicate_message_id_b.eml")
-		if a.DedupKey != b.DedupKey || a.DedupKey != "email:dup-0007@pied-piper.com" {
-			t.Errorf("keys %q and %q, want both email:dup-0007@pied-piper.com", a.DedupKey, b.DedupKey)
+		const want = "email:dup-0007@pied-piper.com <raj@pied-piper.com>"
+		if a.DedupKey != b.DedupKey || a.DedupKey != want {
+			t.Errorf("keys %q and %q, want both %s", a.DedupKey, b.DedupKey, want)
+		}
+	})
+	t.Run("same Message-ID from a stranger, another key", func(t *testing.T) {
+		raw, err := os.ReadFile("testdata/duplicate_message_id_a.eml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		forged := strings.ReplaceAll(string(raw), "raj@pied-piper.com", "mallory@evil.example")
+		a, err1 := NewParser(goldenInternal).Parse(raw)
+		m, err2 := NewParser(goldenInternal).Parse([]byte(forged))
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		if m.DedupKey == a.DedupKey || m.MessageID != a.MessageID {
+			t.Errorf("stranger's key %q, sender's key %q: want different keys for one Message-ID", m.DedupKey, a.DedupKey)
 		}
 	})
 	t.Run("missing Message-ID, stable key", func(t *testing.T) {
@@ -178,26 +194,6 @@ func TestDedupKey(t *testing.T) {
 			t.Error("a different message without Message-ID got the same key")
 		}
 	})
-}
-
-func TestTruncate(t *testing.T) {
-	tests := []struct {
-		in   string
-		max  int
-		want string
-	}{
-		{"short", 10, "short"},
-		{"exactly10!", 10, "exactly10!"},
-		{"héllo wörld", 6, "héllo…"},
-		{"ab   cdef", 5, "ab…"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
-			if got := truncate(tt.in, tt.max, "…"); got != tt.want {
-				t.Errorf("truncate(%q, %d) = %q, want %q", tt.in, tt.max, got, tt.want)
-			}
-		})
-	}
 }
 
 func TestLongTitleFromBody(t *testing.T) {

@@ -21,7 +21,7 @@ func TestDescriptionStaysLiteral(t *testing.T) {
 		{"address and link", "Reply to <jane@acme.com> or see <https://acme.com/x?a=1&b=2>", ""},
 		{"entities stay typed", "Shows &amp; and &lt;raw&gt; literally\n  indented line", ""},
 		{"tags go", "The field shows <b>bold</b> text", "The field shows bold text"},
-		{"longest", truncate(long, maxDescription, truncatedMark), ""},
+		{"longest", core.Truncate(long, maxDescription, truncatedMark), ""},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"github.com/feedbridge/feedbridge/core"
 )
 
-// Config is one connectors.slack entry (contract §4): one Slack app, or one team of an app, feeding one
+// Config is one connectors.slack entry: one Slack app, or one team of an app, feeding one
 // feedbridge workspace.
 type Config struct {
 	Name          string            `koanf:"name" doc:"Required, unique within the kind. Names the entry in GET /api/connectors."`

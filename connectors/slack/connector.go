@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -51,7 +52,7 @@ type Set struct {
 	cfgs    []Config
 	secrets []connectors.Secret // secrets[i] signs for apps[i]; read for each request
 	opts    options
-	status  *statusBoard
+	status  *connectors.Board
 	metrics *metrics
 	bg      sync.WaitGroup // saves and deliveries that outlive their request
 }
@@ -71,15 +72,18 @@ func Build(entries []map[string]any, env connectors.Env) (connectors.Set, error)
 func build(entries []map[string]any, env connectors.Env, opts options) (*Set, error) {
 	cfgs := make([]Config, len(entries))
 	var errs []error
+	decoded := true
 	for i, e := range entries {
 		if err := connectors.Decode(e, &cfgs[i]); err != nil {
 			errs = append(errs, fmt.Errorf("slack %q: %w", connectors.EntryName(e, i), err))
+			// An unknown key leaves the rest of the entry decoded: its other problems are listed too.
+			decoded = decoded && strings.HasPrefix(err.Error(), "unknown keys")
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
+	if decoded {
+		errs = append(errs, validateAll(cfgs))
 	}
-	if err := validateAll(cfgs); err != nil {
+	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 	log := env.Log
@@ -114,7 +118,10 @@ func build(entries []map[string]any, env connectors.Env, opts options) (*Set, er
 	if now == nil {
 		now = time.Now
 	}
-	s.status = newStatusBoard(s.svc, s.apps, now)
+	s.status = connectors.NewBoard(s.svc, "slack", now)
+	for _, a := range s.apps {
+		s.status.Add(a.Name, a.workspace)
+	}
 	return s, nil
 }
 
@@ -127,20 +134,27 @@ func (s *Set) Routes(mux *http.ServeMux) {
 
 // Run reports the entries' state until ctx ends, then waits (bounded) for outcomes still being delivered.
 func (s *Set) Run(ctx context.Context) error {
-	s.status.flush(ctx, "running")
+	s.flush(ctx, "running")
 	t := time.NewTicker(statusEvery)
 	defer t.Stop()
 	for {
 		select {
 		case <-t.C:
-			s.status.flush(ctx, "running")
+			s.flush(ctx, "running")
 		case <-ctx.Done():
 			s.drain()
 			final, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 			defer cancel()
-			s.status.flush(final, "stopped")
+			s.flush(final, "stopped")
 			return nil
 		}
+	}
+}
+
+// flush writes every entry's state; a store that is down only costs a log line.
+func (s *Set) flush(ctx context.Context, state string) {
+	if err := s.status.Flush(ctx, state, true); err != nil && ctx.Err() == nil {
+		s.log.WithError(err).Warn("slack: report connector status")
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/sirupsen/logrus"
 	slackgo "github.com/slack-go/slack"
@@ -77,7 +76,7 @@ func (s *Set) saveMessage(a *app, team string, cb slackgo.InteractionCallback, l
 	first, _, _ := strings.Cut(text, "\n")
 	sub := core.Submission{
 		Type:        core.RecordFeedback,
-		Title:       clip(strings.TrimSpace(first), core.MaxTitle),
+		Title:       core.Truncate(strings.TrimSpace(first), core.MaxTitle, "…"),
 		Description: text,
 		PlainText:   true,
 		Reporter:    reporter(cb.User.Name, cb.User.ID),
@@ -107,7 +106,7 @@ func (s *Set) author(ctx context.Context, a *app, user string, log *logrus.Entry
 	if name == "" {
 		name = u.RealName
 	}
-	return u.Profile.Email, clip(name, core.MaxCustomerName)
+	return u.Profile.Email, core.Truncate(name, core.MaxCustomerName, "…")
 }
 
 // confirm tells the user who used the shortcut what happened: ephemerally in the message's thread with
@@ -128,13 +127,4 @@ func (s *Set) confirm(ctx context.Context, a *app, cb slackgo.InteractionCallbac
 	if err := s.postResponse(ctx, cb.ResponseURL, ephemeral(text)); err != nil {
 		log.WithError(err).Warn("slack: could not deliver the confirmation")
 	}
-}
-
-// clip shortens s to at most n characters, ending with "…" when it cut.
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return strings.TrimSpace(string(r[:n-1])) + "…"
 }

@@ -104,7 +104,7 @@ func choices(ls []core.Lookup) []*slackgo.OptionBlockObject {
 	ls = ls[:min(len(ls), maxOptions)]
 	out := make([]*slackgo.OptionBlockObject, len(ls))
 	for i, l := range ls {
-		out[i] = slackgo.NewOptionBlockObject(string(l.ID), plain(clip(l.Label, maxOptionText)), nil)
+		out[i] = slackgo.NewOptionBlockObject(string(l.ID), plain(core.Truncate(l.Label, maxOptionText, "…")), nil)
 	}
 	return out
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/feedbridge/feedbridge/core"
 )
 
-// source is the label every Slack record carries (contract §2.5).
+// source is the label every Slack record carries.
 const source = "Slack"
 
 // outcome is what one save came to.
@@ -64,7 +64,7 @@ func (s *Set) settle(a *app, endpoint string, o outcome, log *logrus.Entry) stri
 	if o.err != nil {
 		text, fault := failureText(o.err, log)
 		if fault != "" {
-			s.status.failed(a, fault)
+			s.status.Failed(a.Name, fault)
 			s.metrics.count(endpoint, "error")
 		} else {
 			log.WithField("reason", o.err.Error()).Info("slack: record refused")
@@ -72,7 +72,7 @@ func (s *Set) settle(a *app, endpoint string, o outcome, log *logrus.Entry) stri
 		}
 		return text
 	}
-	s.status.succeeded(a)
+	s.status.Succeeded(a.Name)
 	result := "created"
 	if !o.res.Created {
 		result = "duplicate"

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
 
@@ -61,16 +60,8 @@ type entry struct {
 // Build is the connectors.Builder of `connectors.webhook`. It validates every entry without any network
 // call; env.Service is nil when the config is only checked.
 func Build(raw []map[string]any, env connectors.Env) (connectors.Set, error) {
-	log := env.Log
-	if log == nil {
-		l := logrus.New()
-		l.SetOutput(io.Discard)
-		log = logrus.NewEntry(l)
-	}
-	now := env.Now
-	if now == nil {
-		now = time.Now
-	}
+	env = env.WithDefaults()
+	log, now := env.Log, env.Now
 	requests, err := connectors.CounterVec(env.Metrics, prometheus.CounterOpts{
 		Name: "feedbridge_webhook_requests_total",
 		Help: "Inbound webhook deliveries by entry and outcome.",

@@ -27,10 +27,15 @@ func latestVersion() int { return migration.Latest(migrations()) }
 
 // migrate applies every pending migration, each in its own transaction, while holding the session-level
 // migration lock on one connection. A replica that waits for the lock then finds the versions applied.
+// The version is read first: with nothing pending (every start but the first after an upgrade) no lock is
+// taken at all.
 func (s *Store) migrate(ctx context.Context) error {
 	ms, err := migrations()
 	if err != nil {
 		return fmt.Errorf("postgres: migrate: %w", err)
+	}
+	if v, err := s.schemaVersion(ctx); err == nil && v >= migration.Latest(ms, nil) {
+		return nil
 	}
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {

@@ -105,7 +105,9 @@ func (s *Store) group(batch []*writeReq) {
 	// others' writes (a cancelled statement interrupts the whole connection), so statements run without
 	// cancellation and a request whose context ended before its turn is skipped.
 	ctx := context.Background()
+	s.turn.enter()
 	tx, err := s.w.BeginTx(ctx, nil)
+	s.turn.leave()
 	if err != nil {
 		for i := range errs {
 			errs[i] = err

@@ -22,10 +22,15 @@ func latestVersion() int { return migration.Latest(migrations()) }
 
 // migrate applies every pending migration, each in its own write transaction. Under BEGIN IMMEDIATE a second
 // process migrating the same file at the same moment waits, then finds the version applied and skips it.
+// The version is read first, without a lock: with nothing pending no write transaction is started, so a
+// process opening the store never waits for (or holds up) another's writes.
 func (s *Store) migrate(ctx context.Context) error {
 	ms, err := migrations()
 	if err != nil {
 		return fmt.Errorf("sqlite: migrate: %w", err)
+	}
+	if v, err := s.appliedVersion(ctx); err == nil && v >= migration.Latest(ms, nil) {
+		return nil
 	}
 	if err := s.write(ctx, "migrate", func(tx *wtx) error {
 		_, err := tx.raw.ExecContext(tx.ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -17,25 +17,7 @@ import (
 func TestWorkspaceSeqMigrationKeepsRecordsFindable(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "old.db")
-	db, err := sql.Open("sqlite", dsn(path, busyTimeout, ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	migs, err := migrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	exec := func(q string, args ...any) {
-		t.Helper()
-		if _, err := db.ExecContext(ctx, q, args...); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`)
-	for _, m := range migs[:4] {
-		exec(m.SQL)
-		exec(`INSERT INTO schema_migrations VALUES (?, ?, 0)`, m.Version, m.Name)
-	}
+	db, exec := oldDatabase(t, path, 4)
 	a, b := core.NewID(), core.NewID()
 	exec(`INSERT INTO workspaces(id, name, plan, created_at) VALUES (?, 'A', 'pro', 0), (?, 'B', 'pro', 0)`, a, b)
 	type old struct {
@@ -103,4 +85,30 @@ func TestWorkspaceSeqMigrationKeepsRecordsFindable(t *testing.T) {
 	if err != nil || len(theirs.Records) != 1 || theirs.Records[0].ID != ids["needle theirs"] {
 		t.Fatalf("B's search after migrating: %+v, %v", theirs.Records, err)
 	}
+}
+
+// oldDatabase creates a database at path with the schema of the given version, as an earlier binary left it,
+// and returns it with a helper that runs a statement or fails the test.
+func oldDatabase(t *testing.T, path string, version int) (*sql.DB, func(q string, args ...any)) {
+	t.Helper()
+	db, err := sql.Open("sqlite", dsn(path, busyTimeout, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	migs, err := migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec := func(q string, args ...any) {
+		t.Helper()
+		if _, err := db.ExecContext(context.Background(), q, args...); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`)
+	for _, m := range migs[:version] {
+		exec(m.SQL)
+		exec(`INSERT INTO schema_migrations VALUES (?, ?, 0)`, m.Version, m.Name)
+	}
+	return db, exec
 }

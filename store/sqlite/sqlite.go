@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,6 +32,8 @@ type Store struct {
 	path string
 	now  func() time.Time
 	mode searchMode
+	role Mode  // how this process uses the store (mode.go)
+	turn *turn // writers of other processes get their turn (turn.go); nil when read-only
 	busy time.Duration
 
 	searches   *fairshare.Gate // one search at a time per workspace
@@ -81,34 +84,52 @@ const readLimit = 10 * time.Second
 // fails as unavailable.
 const busyTimeout = 5 * time.Second
 
-// Open opens (creating when missing) the SQLite database at path and applies every pending migration.
+// Open opens (creating when missing) the SQLite database at path and applies every pending migration. It
+// is the daemon's open: the store also indexes, checkpoints and refreshes statistics in the background.
 func Open(ctx context.Context, path string) (*Store, error) {
-	return open(ctx, path, busyTimeout)
+	return open(ctx, path, busyTimeout, ModeDaemon)
 }
 
-func open(ctx context.Context, path string, busy time.Duration) (*Store, error) {
+func open(ctx context.Context, path string, busy time.Duration, mode Mode) (*Store, error) {
 	if path == "" {
 		return nil, errors.New("sqlite: open: empty path")
+	}
+	if err := prepareFile(path, mode); err != nil {
+		return nil, err
 	}
 	// The writer reads the pages it changes through a memory map: FTS5's segment merges re-read much of the
 	// index, and reading it with a system call per page was most of the bulk path's time past 100k
 	// records. Only the writer maps: a reader drops its map whenever another connection commits.
-	w, err := sql.Open("sqlite", dsn(path, busy, "&_txlock=immediate&_pragma=mmap_size(8589934592)&_pragma=wal_autocheckpoint(4000)"))
+	w, err := sql.Open("sqlite", dsn(path, busy, mode.writerDSN()))
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+		return nil, openError(path, err)
 	}
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
 	s := &Store{w: w, wc: newStmtCache(w), path: path, now: time.Now, busy: busy, searches: fairshare.NewGate(1, searchRest), readLimit: readLimit,
+		role: mode, turn: openTurn(path, mode),
 		lead: make(chan struct{}, 1), nums: map[core.ID]int64{}, quit: make(chan struct{}), stopped: make(chan struct{}),
 		resolved: newResolved(), kick: make(chan struct{}, 1), urgent: make(chan struct{}, 1), indexed: make(chan struct{}), checkpointed: make(chan struct{})}
+	if mode != ModeDaemon {
+		// A command lives for a moment next to the daemon, which does the background work.
+		close(s.stopped)
+		close(s.indexed)
+		if err := s.ensureSchema(ctx); err != nil {
+			s.Close()
+			return nil, openError(path, err)
+		}
+		if err := s.openPools(); err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
 	go s.maintain()
 	go s.indexer()
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
-		return nil, err
+		return nil, openError(path, err)
 	}
 	if err := s.write(ctx, "optimize", optimize); err != nil {
 		s.Close()
@@ -121,19 +142,9 @@ func open(ctx context.Context, path string, busy time.Duration) (*Store, error) 
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
 	s.queued(queued)
-	// The readers open after the migrations so that their first statement already sees the schema.
-	r, err := openReaders(path, busy, readers, 65536)
-	if err != nil {
-		s.Close()
-		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	if err := s.openPools(); err != nil {
+		return nil, err
 	}
-	s.r, s.rq = r, reader{newStmtCache(r)}
-	sr, err := openReaders(path, busy, searchReaders, 32768)
-	if err != nil {
-		s.Close()
-		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
-	}
-	s.sr, s.sq = sr, reader{newStmtCache(sr)}
 	ck, err := sql.Open("sqlite", dsn(path, busy, ""))
 	if err != nil {
 		s.Close()
@@ -145,9 +156,28 @@ func open(ctx context.Context, path string, busy time.Duration) (*Store, error) 
 	return s, nil
 }
 
-// openReaders opens a pool of n query-only connections, each with a page cache of cacheKiB.
-func openReaders(path string, busy time.Duration, n, cacheKiB int) (*sql.DB, error) {
-	db, err := sql.Open("sqlite", dsn(path, busy, "&_query_only=1&_pragma=cache_size(-"+strconv.Itoa(cacheKiB)+")"))
+// openPools opens the two read pools (see searchReaders). They open after the migrations so that their
+// first statement already sees the schema. On failure the store is closed.
+func (s *Store) openPools() error {
+	r, err := openReaders(s.path, s.busy, readers, 65536, s.role.readerDSN())
+	if err != nil {
+		s.Close()
+		return fmt.Errorf("sqlite: open %s: %w", s.path, err)
+	}
+	s.r, s.rq = r, reader{newStmtCache(r)}
+	sr, err := openReaders(s.path, s.busy, searchReaders, 32768, s.role.readerDSN())
+	if err != nil {
+		s.Close()
+		return fmt.Errorf("sqlite: open %s: %w", s.path, err)
+	}
+	s.sr, s.sq = sr, reader{newStmtCache(sr)}
+	return nil
+}
+
+// openReaders opens a pool of n query-only connections, each with a page cache of cacheKiB; extra is the
+// process's own parameters (read-only, see Mode).
+func openReaders(path string, busy time.Duration, n, cacheKiB int, extra string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", dsn(path, busy, "&_query_only=1&_pragma=cache_size(-"+strconv.Itoa(cacheKiB)+")"+extra))
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +190,11 @@ func openReaders(path string, busy time.Duration, n, cacheKiB int) (*sql.DB, err
 // every connection needs.
 func dsn(path string, busy time.Duration, extra string) string {
 	p := (&url.URL{Path: path}).EscapedPath()
-	return "file:" + p + "?_pragma=busy_timeout(" + strconv.FormatInt(busy.Milliseconds(), 10) + ")&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)" +
+	journal := "&_pragma=journal_mode(WAL)"
+	if strings.Contains(extra, "mode=ro") {
+		journal = "" // a read-only connection cannot switch a copy (a restored backup) to WAL
+	}
+	return "file:" + p + "?_pragma=busy_timeout(" + strconv.FormatInt(busy.Milliseconds(), 10) + ")" + journal + "&_pragma=synchronous(NORMAL)" +
 		"&_pragma=foreign_keys(1)&_pragma=temp_store(MEMORY)" + extra
 }
 
@@ -216,6 +250,7 @@ func (s *Store) Close() error {
 	}
 	s.wc.close()
 	errs = append(errs, s.w.Close())
+	s.turn.close()
 	return errors.Join(errs...)
 }
 

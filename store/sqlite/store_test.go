@@ -145,7 +145,7 @@ func TestPingChecksTheSchemaVersion(t *testing.T) {
 
 func TestLockedDatabaseIsUnavailable(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "fb.db")
-	st, err := open(t.Context(), path, 50*time.Millisecond)
+	st, err := open(t.Context(), path, 50*time.Millisecond, ModeDaemon)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,20 +155,7 @@ func TestLockedDatabaseIsUnavailable(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Another process (here: another connection) holds the write lock.
-	other, err := sql.Open("sqlite", dsn(path, 0, ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	conn, err := other.Conn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(t.Context(), `BEGIN IMMEDIATE`); err != nil {
-		t.Fatal(err)
-	}
-	defer conn.ExecContext(context.Background(), `ROLLBACK`)
+	holdWriteLock(t, path)
 
 	err = st.CreateWorkspace(t.Context(), core.Workspace{ID: core.NewID(), Name: "B", Plan: core.PlanPro, CreatedAt: time.Now()})
 	if !errors.Is(err, core.ErrUnavailable) {
@@ -177,4 +164,25 @@ func TestLockedDatabaseIsUnavailable(t *testing.T) {
 	if _, err := st.Workspace(t.Context(), ws.ID); err != nil {
 		t.Fatalf("reads go on while another process writes (WAL): %v", err)
 	}
+}
+
+// holdWriteLock takes the write lock of the database at path on a connection of its own, as another
+// process would, until the test ends; the connection is returned to run statements in that transaction.
+func holdWriteLock(t *testing.T, path string) *sql.Conn {
+	t.Helper()
+	other, err := sql.Open("sqlite", dsn(path, 0, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	conn, err := other.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if _, err := conn.ExecContext(t.Context(), `BEGIN IMMEDIATE`); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.ExecContext(context.Background(), `ROLLBACK`) })
+	return conn
 }

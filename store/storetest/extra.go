@@ -1,6 +1,6 @@
 package storetest
 
-// This file and races_extra.go, text_extra.go are the PostgreSQL store's additions to the suite (issue 3):
+// This file and races_extra.go, text_extra.go are the PostgreSQL store's additions to the suite:
 // cases that only bite a store with real concurrency or a stricter text type. RunExtra runs them; add
 // {"Races", raceTests} and {"Text", textTests} to Run's groups to make them part of Run itself.
 

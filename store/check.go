@@ -1,0 +1,88 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/feedbridge/feedbridge/core"
+	"github.com/feedbridge/feedbridge/store/sqlite"
+)
+
+// Check reports, for `config check`, whether the store at url can be used, and whether each workspace that
+// uses (a connector entry's name → its workspace id) names exists in it. It changes nothing: an existing
+// SQLite file is opened read-only; for one that does not exist yet, the nearest existing folder on its
+// path must let this user create files, and the workspaces are not checked (nothing can be created in the
+// store before it exists: the daemon's first start creates it).
+func Check(ctx context.Context, url string, uses map[string]core.ID) []error {
+	kind, path, err := parse(url)
+	if err != nil {
+		return []error{err}
+	}
+	var st core.Store
+	switch {
+	case kind == "postgres":
+		st, err = openPostgres(ctx, url)
+	default:
+		if _, serr := os.Stat(path); serr != nil {
+			if err := creatable(path); err != nil {
+				return []error{err}
+			}
+			if !errors.Is(serr, os.ErrNotExist) {
+				return []error{fmt.Errorf("store.url: the store %s cannot be read: %w", path, serr)}
+			}
+			return nil
+		}
+		st, err = sqlite.OpenMode(ctx, path, sqlite.ModeReadOnly)
+	}
+	if err != nil {
+		return []error{fmt.Errorf("store.url: the store cannot be opened: %w", err)}
+	}
+	defer st.Close()
+	var problems []error
+	for _, name := range sortedNames(uses) {
+		if _, err := st.Workspace(ctx, uses[name]); errors.Is(err, core.ErrNotFound) {
+			problems = append(problems, fmt.Errorf("%s: workspace %s does not exist in the store (see feedbridge workspace list)", name, uses[name]))
+		} else if err != nil {
+			problems = append(problems, fmt.Errorf("%s: workspace %s: %w", name, uses[name], err))
+		}
+	}
+	return problems
+}
+
+// creatable checks that a SQLite file could be created at path: the nearest existing folder on its path
+// takes a new file (tried, and removed at once).
+func creatable(path string) error {
+	dir := filepath.Dir(path)
+	for {
+		fi, err := os.Stat(dir)
+		if err == nil {
+			if !fi.IsDir() {
+				return fmt.Errorf("store.url: %s is not a folder, so the store %s cannot be created", dir, path)
+			}
+			break
+		}
+		if filepath.Dir(dir) == dir {
+			return fmt.Errorf("store.url: the store %s cannot be created: %w", path, err)
+		}
+		dir = filepath.Dir(dir)
+	}
+	f, err := os.CreateTemp(dir, ".feedbridge-check-*")
+	if err != nil {
+		return fmt.Errorf("store.url: the store %s cannot be created: this user may not create files in %s", path, dir)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+func sortedNames(m map[string]core.ID) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,78 @@
+package postgres_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/feedbridge/feedbridge/core"
+	"github.com/feedbridge/feedbridge/store/postgres"
+	"github.com/feedbridge/feedbridge/store/postgres/pgtest"
+	"github.com/feedbridge/feedbridge/store/storetest"
+)
+
+// TestEmailDedupMigration builds a schema at version 3, whose email records carry dedup keys of the
+// Message-ID alone, then opens the store: migration 4 must add each message's sender, so that the same
+// message read again is still found, and must leave other keys alone.
+func TestEmailDedupMigration(t *testing.T) {
+	u := pgtest.URL(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pool, err := pgxpool.New(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	exec := func(q string, args ...any) {
+		t.Helper()
+		if _, err := pool.Exec(ctx, q, args...); err != nil {
+			t.Fatalf("%.60s: %v", q, err)
+		}
+	}
+	exec(`CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`)
+	files, err := filepath.Glob(filepath.Join("migrations", "*.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		name := filepath.Base(f)
+		v, err := strconv.Atoi(name[:strings.IndexByte(name, '_')])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v >= 4 {
+			break
+		}
+		sql, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exec(string(sql))
+		exec(`INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, v, strings.TrimSuffix(name, ".sql"))
+	}
+	ws := core.NewID()
+	exec(`INSERT INTO workspaces (id, name, plan, created_at) VALUES ($1, 'A', 'pro', now())`, string(ws))
+	for _, r := range storetest.LegacyEmailRecords {
+		exec(`INSERT INTO records (workspace_id, id, type, title, search_text, status, source, customer_email, reporter,
+			dedup_key, created_at, updated_at) VALUES ($1, $2, 'Feedback', 't', 't', 'Triage', $3, $4, $5, $6, now(), now())`,
+			string(ws), string(core.NewID()), r.Source, r.CustomerEmail, r.Reporter, r.Old)
+	}
+
+	st, err := postgres.Open(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	storetest.CheckLegacyEmailRecords(t, st, ws, func(key string) (n int, err error) {
+		err = pool.QueryRow(ctx, `SELECT count(*) FROM records WHERE dedup_key = $1`, key).Scan(&n)
+		return n, err
+	})
+}
