@@ -10,7 +10,6 @@ var (
 	// Placeholders that text parts carry for inline images (Gmail "[image: x]", Outlook "[cid:…]").
 	inlineImageRe = regexp.MustCompile(`(?i)\[(?:image|cid|grafik|imagen|bild|immagine|afbeelding|inline image)\s*[: ]?[^\]\n]{0,200}\]`)
 	imageLineRe   = regexp.MustCompile(`(?i)^<[^<>\s]+\.(?:png|jpe?g|gif|heic|bmp|webp|tiff?)>$`)
-	ruleLineRe    = regexp.MustCompile(`^(?:_{10,}|-{20,})$`)
 )
 
 // cleanBody reduces a message body to what its author wrote: quoted lines, the quoted history below an

@@ -22,24 +22,44 @@ func (s *Store) ClaimInsightJobs(ctx context.Context, worker string, n int, leas
 	s.claimMu.Lock()
 	after := s.claimAfter
 	s.claimMu.Unlock()
-	wss, err := fairshare.Rotation(after, n, func(after string) (string, error) {
-		var ws string
-		err := s.pool.QueryRow(ctx, `SELECT workspace_id FROM insight_jobs WHERE state = 'queued' AND workspace_id > $1
-			AND run_at <= clock_timestamp() ORDER BY workspace_id LIMIT 1`, after).Scan(&ws)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return "", nil
+	var jobs []core.InsightJob
+	err := s.inTx(ctx, "claim insight jobs", func(tx pgx.Tx) error {
+		// Right after a bulk import the table's statistics can say a workspace has a job or two when it has
+		// tens of thousands; the planner then reads them all through a bitmap and sorts them, per claim.
+		// Without bitmap scans the only cheap plan left is the index walk in claim order.
+		if _, err := tx.Exec(ctx, `SET LOCAL enable_bitmapscan = off`); err != nil {
+			return err
 		}
-		return ws, err
+		wss, err := fairshare.Rotation(after, n, func(after string) (string, error) {
+			var ws string
+			err := tx.QueryRow(ctx, `SELECT workspace_id FROM insight_jobs WHERE state = 'queued' AND workspace_id > $1
+				AND run_at <= clock_timestamp() ORDER BY workspace_id LIMIT 1`, after).Scan(&ws)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return "", nil
+			}
+			return ws, err
+		})
+		if err != nil {
+			return err
+		}
+		if len(wss) > 0 {
+			s.claimMu.Lock()
+			s.claimAfter = wss[len(wss)-1]
+			s.claimMu.Unlock()
+		}
+		jobs, err = collectJobs(tx.Query(ctx, claimSQL, n, wss, worker, lease.Milliseconds()))
+		return err
 	})
 	if err != nil {
-		return nil, fail("claim insight jobs", err)
+		return nil, err
 	}
-	if len(wss) > 0 {
-		s.claimMu.Lock()
-		s.claimAfter = wss[len(wss)-1]
-		s.claimMu.Unlock()
-	}
-	jobs, err := collectJobs(s.pool.Query(ctx, `
+	fairshare.SortJobs(jobs)
+	return jobs, nil
+}
+
+// claimSQL leases, in one statement, up to $1 jobs: expired leases first, then the oldest due jobs of each
+// workspace in $2, dealt in turn.
+const claimSQL = `
 		WITH stale AS (
 			SELECT id FROM insight_jobs WHERE state = 'running' AND lease_until <= clock_timestamp()
 			ORDER BY lease_until, id LIMIT $1 FOR UPDATE SKIP LOCKED),
@@ -50,13 +70,7 @@ func (s *Store) ClaimInsightJobs(ctx context.Context, worker string, n int, leas
 					ORDER BY run_at, id LIMIT $1 FOR UPDATE SKIP LOCKED) oldest) h),
 		due AS ((SELECT id, 0 AS turn, 0 AS pos FROM stale UNION ALL SELECT id, turn, pos FROM heads) ORDER BY turn, pos LIMIT $1)
 		UPDATE insight_jobs j SET state = 'running', attempts = j.attempts + 1, leased_by = $3,
-			lease_until = `+dbNow+` + $4 * interval '1 millisecond', updated_at = `+dbNow+`
+			lease_until = ` + dbNow + ` + $4 * interval '1 millisecond', updated_at = ` + dbNow + `
 		FROM due WHERE j.id = due.id
 		RETURNING j.id, j.workspace_id, j.record_id, j.state, j.attempts, j.max_attempts, j.last_error, j.run_at,
-			j.lease_until, j.leased_by, j.created_at, j.updated_at`, n, wss, worker, lease.Milliseconds()))
-	if err != nil {
-		return nil, fail("claim insight jobs", err)
-	}
-	fairshare.SortJobs(jobs)
-	return jobs, nil
-}
+			j.lease_until, j.leased_by, j.created_at, j.updated_at`
