@@ -37,6 +37,17 @@ func newLimiter(rl RateLimit, now func() time.Time) *limiter {
 	return &limiter{rate: rl.PerSecond, burst: float64(rl.Burst), now: now, buckets: map[string]*bucket{}}
 }
 
+// set changes the rate and burst in place (a configuration reload). Buckets keep their tokens, capped at
+// the new burst, so a lower limit applies at once and a higher one fills up at the new rate.
+func (l *limiter) set(rl RateLimit) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.rate, l.burst = rl.PerSecond, float64(rl.Burst)
+	for _, b := range l.buckets {
+		b.tokens = math.Min(b.tokens, l.burst)
+	}
+}
+
 func (l *limiter) take(key string) decision { return l.decide(key, true) }
 
 // peek tells whether take would allow key now, without spending a token.

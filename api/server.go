@@ -121,5 +121,18 @@ func New(svc *core.Service, opts Options) *Server {
 	return s
 }
 
+// SetRateLimit changes the per-key rate limit of a running server; zero fields keep their current value.
+func (s *Server) SetRateLimit(rl RateLimit) {
+	s.limiter.mu.Lock()
+	if rl.PerSecond <= 0 {
+		rl.PerSecond = s.limiter.rate
+	}
+	if rl.Burst <= 0 {
+		rl.Burst = int(s.limiter.burst)
+	}
+	s.limiter.mu.Unlock()
+	s.limiter.set(rl)
+}
+
 // Handler is the whole HTTP surface: /api, the operational endpoints and the Extra routes.
 func (s *Server) Handler() http.Handler { return s.handler }

@@ -21,9 +21,11 @@ func (a *app) serveCommand() *cobra.Command {
 			}
 			setGCPercent()
 			demo, _ := cmd.Flags().GetBool("demo")
-			return daemon.Run(cmd.Context(), cfg, daemon.Options{Demo: demo, Out: a.stdout, Version: Version})
+			return daemon.Run(cmd.Context(), cfg, daemon.Options{Demo: demo, Out: a.stdout, Version: Version,
+				Reload: a.loadConfig, PIDFile: a.pidFile(cmd)})
 		}}
 	cmd.Flags().Bool("demo", false, "seed a demo workspace when the store is empty and print its key")
+	cmd.Flags().String("pid-file", "", "where to write the process id for `feedbridge reload` (default: in the runtime directory, named after --config)")
 	return cmd
 }
 

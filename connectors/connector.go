@@ -30,7 +30,8 @@ type Env struct {
 	Log     *logrus.Entry
 	Metrics prometheus.Registerer
 	Leases  core.Leases
-	Holder  string // this replica's identity for leases
+	Holder  string      // this replica's identity for leases
+	Lease   LeaseTiming // how exclusive entries hold their lease; zero: ShortLeases
 	Now     func() time.Time
 }
 

@@ -142,6 +142,9 @@ type Store interface {
 	FailInsightJob(ctx context.Context, job InsightJob, worker string, msg string, retryAt time.Time, final bool) error
 	// ReleaseInsightJob gives a claimed job back untouched (shutdown).
 	ReleaseInsightJob(ctx context.Context, job InsightJob, worker string) error
+	// ExtendInsightJobs renews the lease of every job worker holds to lease from now (the worker's
+	// heartbeat) and returns how many it holds.
+	ExtendInsightJobs(ctx context.Context, worker string, lease time.Duration) (int, error)
 	FailedInsightJobs(ctx context.Context, ws ID) ([]InsightJob, error) // ws "" for all workspaces
 	// RetryInsightJobs requeues failed jobs: one by id, or all when id is "" (of ws, or all when ws is "").
 	RetryInsightJobs(ctx context.Context, ws ID, id ID) (int, error)

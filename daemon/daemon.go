@@ -6,13 +6,16 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
+	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -35,11 +38,20 @@ type Options struct {
 	Version string
 	// Listening, when set, receives the bound address once the server accepts connections (tests).
 	Listening func(addr string)
+	// Reload reads the configuration again (the daemon validates it), for SIGHUP; nil: SIGHUP is ignored.
+	Reload func() (*config.Config, error)
+	// PIDFile, when set, is written with the process id while the daemon runs, for `feedbridge reload`.
+	PIDFile string
 }
 
-// Run serves until ctx ends, then shuts down: HTTP stops accepting and finishes in-flight requests, then
-// connectors and workers stop at their next safe boundary, then the store closes.
+// Run serves until ctx ends, then shuts down: the connectors that hold leases stop at once and give them
+// back (so other replicas take over within a second) while HTTP stops accepting and finishes in-flight
+// requests; then the other connectors and the workers stop at their next safe boundary, and the store
+// closes. SIGHUP re-reads the configuration (see reloader).
 func Run(ctx context.Context, cfg *config.Config, opts Options) error {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	log, err := NewLogger(cfg.Log, os.Stderr)
 	if err != nil {
 		return err
@@ -78,25 +90,28 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 		}
 	}
 
-	env := connectors.Env{Service: svc, Log: log.WithField("component", "connectors"), Metrics: reg, Leases: st, Holder: holderID(), Now: time.Now}
-	sets, err := connectors.BuildAll(cfg.Connectors, env)
-	if err != nil {
+	bgCtx, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopBackground()
+	env := connectors.Env{Service: svc, Log: log.WithField("component", "connectors"), Metrics: reg, Leases: st, Holder: holderID(),
+		Lease: leaseTiming(cfg.Store.URL), Now: time.Now}
+	sup := newSupervisor(bgCtx, env, log.WithField("component", "connectors"))
+	if err := sup.apply(cfg.Connectors); err != nil {
 		return fmt.Errorf("connectors: %w", err)
 	}
+	defer sup.wait()
 	srv := api.New(svc, api.Options{
 		Log:       log.WithField("component", "http"),
 		RateLimit: api.RateLimit{PerSecond: cfg.HTTP.RateLimit.PerSecond, Burst: cfg.HTTP.RateLimit.Burst},
 		Metrics:   metrics,
 		// The registered kinds, so the document lists every kind this binary runs.
 		ConnectorKinds: connectors.Names(),
-		Extra: func(mux *http.ServeMux) {
-			for _, s := range sets {
-				if r, ok := s.(connectors.Router); ok {
-					r.Routes(mux)
-				}
-			}
-		},
+		// The connectors' routes (Slack's) change with reloads; the supervisor serves the current ones.
+		Extra: func(mux *http.ServeMux) { mux.Handle("/", sup) },
 	})
+	reloads, err := newReloader(cfg, opts.Reload, sup, srv, log.WithField("component", "reload"), faults, reg)
+	if err != nil {
+		return err
+	}
 	httpSrv := &http.Server{
 		Handler:           srv.Handler(),
 		ReadHeaderTimeout: cfg.HTTP.ReadHeaderTimeout,
@@ -109,20 +124,20 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 	if err != nil {
 		return err
 	}
+	if opts.PIDFile != "" {
+		// Without the file only `feedbridge reload` is lost (SIGHUP still works): not worth refusing to start.
+		if err := writePIDFile(opts.PIDFile); err != nil {
+			log.WithError(err).Warn("pid file not written; reload with SIGHUP")
+		} else {
+			defer removePIDFile(opts.PIDFile)
+		}
+	}
 	log.WithFields(logrus.Fields{"addr": ln.Addr().String(), "store": storeKind(cfg.Store.URL)}).Info("feedbridge serving")
 	if opts.Listening != nil {
 		opts.Listening(ln.Addr().String())
 	}
 
-	bgCtx, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
-	for _, s := range sets {
-		wg.Go(func() {
-			if err := s.Run(bgCtx); err != nil && bgCtx.Err() == nil {
-				log.WithError(err).Error("connector set stopped")
-			}
-		})
-	}
 	// Each kind's sweep runs whatever the config holds (a killed CLI import leaves a run to close).
 	for _, k := range connectors.Kinds() {
 		if k.Sweep != nil {
@@ -141,24 +156,68 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- httpSrv.Serve(ln) }()
-	select {
-	case <-ctx.Done():
-	case err := <-serveErr:
-		stopBackground()
-		wg.Wait()
-		return fmt.Errorf("http server: %w", err)
+wait:
+	for {
+		select {
+		case <-ctx.Done():
+			break wait
+		case <-hup:
+			if opts.Reload == nil {
+				log.Warn("reload: SIGHUP ignored: this daemon has no configuration loader")
+				continue
+			}
+			reloads.reload()
+		case err := <-serveErr:
+			stopBackground()
+			wg.Wait()
+			return fmt.Errorf("http server: %w", err)
+		}
 	}
 
-	log.Info("shutting down: finishing in-flight requests")
-	shutCtx, cancel := context.WithTimeout(context.Background(), cfg.HTTP.ShutdownTimeout)
+	log.Info("shutting down: handing leases back, finishing in-flight requests")
+	var handover sync.WaitGroup
+	handover.Go(sup.stopExclusive)
+	shutCtx, cancel := context.WithTimeout(context.Background(), reloads.current().HTTP.ShutdownTimeout)
 	defer cancel()
 	if err := httpSrv.Shutdown(shutCtx); err != nil {
 		log.WithError(err).Warn("http shutdown did not finish in time")
 	}
+	handover.Wait()
 	stopBackground()
+	sup.wait()
 	wg.Wait()
 	log.Info("stopped")
 	return nil
+}
+
+// removePIDFile removes the pid file if it is still this process's (another daemon started with the same
+// file since has written its own).
+func removePIDFile(path string) {
+	if b, err := os.ReadFile(path); err == nil && strings.TrimSpace(string(b)) == strconv.Itoa(os.Getpid()) {
+		os.Remove(path)
+	}
+}
+
+// writePIDFile writes this process's id for `feedbridge reload`, through a temporary file so that a reader
+// never sees it half-written.
+func writePIDFile(path string) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+		return fmt.Errorf("pid file: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("pid file: %w", err)
+	}
+	return nil
+}
+
+// leaseTiming is short where replicas share the store and wait to take over each other's entries
+// (PostgreSQL), long where one process owns it (SQLite).
+func leaseTiming(url string) connectors.LeaseTiming {
+	if storeKind(url) == "postgres" {
+		return connectors.ShortLeases
+	}
+	return connectors.LongLeases
 }
 
 func storeKind(url string) string {
@@ -217,13 +276,8 @@ func NewLogger(c config.Log, w io.Writer) (*logrus.Entry, error) {
 		return nil, fmt.Errorf("log.level: %w", err)
 	}
 	l.SetLevel(lvl)
-	switch c.Format {
-	case "json":
-		l.SetFormatter(&logrus.JSONFormatter{TimestampFormat: time.RFC3339Nano})
-	case "", "text":
-		l.SetFormatter(&logrus.TextFormatter{FullTimestamp: true})
-	default:
-		return nil, errors.New("log.format must be text or json")
+	if err := applyLog(l, c); err != nil {
+		return nil, err
 	}
 	return logrus.NewEntry(l), nil
 }
@@ -238,3 +292,9 @@ func listen(cfg config.HTTP) (net.Listener, error) {
 	}
 	return netutil.LimitListener(ln, cfg.MaxConnections), nil
 }
+
+func jsonFormatter() logrus.Formatter {
+	return &logrus.JSONFormatter{TimestampFormat: time.RFC3339Nano}
+}
+
+func textFormatter() logrus.Formatter { return &logrus.TextFormatter{FullTimestamp: true} }

@@ -148,10 +148,10 @@ func (in *inspector) exec(t *testing.T, q string, args ...any) {
 	}
 }
 
-// expireLeases makes the leases of a killed process run out now instead of in 30 s (connector leases) or
-// 5 min (insight job claims), which is what the next daemon would otherwise wait for. It only moves the
-// clock forward: the daemon's own takeover of expired leases is what the trial then exercises, and the
-// real expiry times are covered by TestReplicasSharePostgres.
+// expireLeases makes the leases of a killed process run out now instead of in 30 s (connector leases on
+// SQLite) or 15 s (insight job claims), which is what the next daemon would otherwise wait for. It only
+// moves the clock forward: the daemon's own takeover of expired leases is what the trial then exercises,
+// and the real expiry times are covered by TestTakeover and TestClaimsAfterCrash.
 func (in *inspector) expireLeases(t *testing.T) {
 	t.Helper()
 	past := "0"

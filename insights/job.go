@@ -35,13 +35,19 @@ func (p *Pool) process(ctx context.Context, job core.InsightJob) {
 	start := p.cfg.Now()
 	log := p.log.WithFields(logrus.Fields{"job": job.ID, "workspace": job.Workspace, "record": job.RecordID,
 		"attempt": job.Attempts})
-	// The claim was made just before; once its lease runs out another worker may claim the job, so the
-	// extraction finishes well inside it and rewriting the outcome stops at its end.
-	leaseEnd := time.Now().Add(p.cfg.Lease)
-	jctx, cancel := context.WithTimeout(ctx, p.cfg.Lease*4/5)
+	// The claim was made just before and the heartbeat keeps it while the job runs; rewriting an outcome
+	// stops when the claim may have run out (the heartbeat failing too).
+	claimed := time.Now()
+	settled := true // the heartbeat covers the job until its outcome is written
+	defer func() {
+		if settled {
+			p.held.Add(-1)
+		}
+	}()
+	jctx, cancel := context.WithTimeout(ctx, maxExtract)
 	defer cancel()
 	ins, err := p.extract(jctx, job)
-	w := outcome{ctx: ctx, log: log, until: leaseEnd}
+	w := outcome{ctx: ctx, log: log, until: func() time.Time { return p.heldUntil(claimed) }}
 	switch {
 	case err != nil && ctx.Err() != nil:
 		if rerr := w.write("release job at shutdown", func(c context.Context) error {
@@ -57,7 +63,9 @@ func (p *Pool) process(ctx context.Context, job core.InsightJob) {
 		// The worker moves on to its next job while the insights are written: writes in flight together
 		// share a transaction (SQLite) or run side by side (PostgreSQL), where one at a time per worker
 		// bounded the queue's drain by the store's round trip rather than by extraction.
+		settled = false
 		p.writeBehind(func() {
+			defer p.held.Add(-1)
 			if cerr := w.write("complete job", func(c context.Context) error {
 				return p.store.CompleteInsightJob(c, job, p.cfg.Holder, ins)
 			}); cerr != nil {
@@ -169,11 +177,12 @@ func (p *Pool) fail(w outcome, job core.InsightJob, err error) {
 }
 
 // outcome writes a job's outcome: each attempt detached from the pool's context and bounded by
-// storeTimeout, again while the store is unavailable, until the pool stops (ctx) or the lease ends (until).
+// storeTimeout, again while the store is unavailable, until the pool stops (ctx) or the claim may have run
+// out (until).
 type outcome struct {
 	ctx   context.Context
 	log   *logrus.Entry
-	until time.Time
+	until func() time.Time
 }
 
 func (w outcome) write(what string, call func(context.Context) error) error {
@@ -194,7 +203,7 @@ func (w outcome) write(what string, call func(context.Context) error) error {
 			return err
 		}
 		d := time.Duration(float64(wait) * (0.8 + 0.4*mrand.Float64()))
-		if w.ctx.Err() != nil || time.Now().Add(d).After(w.until) {
+		if w.ctx.Err() != nil || time.Now().Add(d).After(w.until()) {
 			return err
 		}
 		if attempt == 1 {

@@ -22,7 +22,7 @@ import (
 // PoolConfig tunes the worker pool; zero values are sensible defaults.
 type PoolConfig struct {
 	Workers      int           // concurrent jobs (insights.workers); 0 runs none here: Run only keeps the metrics
-	Lease        time.Duration // how long a claim holds a job (default 5m); extraction is cut off before it ends
+	Lease        time.Duration // how long a claim lasts without a heartbeat (default 15s); renewed every Lease/3
 	PollInterval time.Duration // how often an idle pool looks for due jobs (default 1s)
 	MaxAttempts  int           // attempts before a job is kept as failed (Service.JobAttempts); ≤ 0: the job's own
 	BaseBackoff  time.Duration // wait before the first retry (default 10s), doubling per attempt
@@ -44,10 +44,21 @@ type Pool struct {
 	log     *logrus.Entry
 	metrics *poolMetrics
 	wake    chan struct{}
+	held    atomic.Int32   // jobs claimed and not yet settled
+	beat    atomic.Int64   // when the last heartbeat that went through was sent (Unix ns)
 	writes  chan struct{}  // one token per outcome write in flight (writeBehind)
 	pending sync.WaitGroup // outcome writes not yet finished
 	meanRun atomic.Int64   // running mean of a job's run time in nanoseconds (noteRun)
 }
+
+// defaultLease is how long a claim lasts without a heartbeat. The pool renews its claims every third of
+// it, so two missed heartbeats in a row are survived, and the jobs of a process that died are claimable
+// again within defaultLease (the contract allows 30 s).
+const defaultLease = 15 * time.Second
+
+// maxExtract bounds one extraction, however long its claim is kept alive: a call that hangs for good must
+// not hold its job for good.
+const maxExtract = 5 * time.Minute
 
 // claimAhead is how many jobs per worker a claim may take beyond the idle workers (see dispatch).
 const claimAhead = 16
@@ -70,7 +81,7 @@ func NewPool(store core.Store, ex Extractor, cfg PoolConfig) (*Pool, error) {
 		return nil, errors.New("insights: workers must not be negative")
 	}
 	if cfg.Lease <= 0 {
-		cfg.Lease = 5 * time.Minute
+		cfg.Lease = defaultLease
 	}
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = time.Second
@@ -143,6 +154,15 @@ func (p *Pool) Run(ctx context.Context) error {
 		defer wg.Done()
 		p.watchDepth(ctx)
 	}()
+	// The heartbeat outlives ctx until the workers are gone: jobs being released or written at shutdown
+	// stay claimed until then.
+	beatCtx, stopBeat := context.WithCancel(context.WithoutCancel(ctx))
+	beatDone := make(chan struct{})
+	go func() {
+		defer close(beatDone)
+		p.heartbeat(beatCtx)
+	}()
+	defer func() { stopBeat(); <-beatDone }()
 	if p.cfg.Workers > 0 {
 		p.dispatch(ctx, jobs, free)
 	} else {
@@ -183,6 +203,7 @@ func (p *Pool) dispatch(ctx context.Context, jobs chan core.InsightJob, free cha
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
 		got, err := p.store.ClaimInsightJobs(cctx, p.cfg.Holder, n, p.cfg.Lease)
 		cancel()
+		p.held.Add(int32(len(got)))
 		if err != nil && ctx.Err() == nil {
 			p.log.WithError(err).Warn("insights: claim jobs")
 		}
@@ -205,6 +226,43 @@ func (p *Pool) dispatch(ctx context.Context, jobs chan core.InsightJob, free cha
 		case <-p.wake:
 		}
 	}
+}
+
+// heartbeat renews the claims of the jobs this pool holds every Lease/3, in one store call, so that a slow
+// extraction keeps its job while a dead process's jobs come free within Lease.
+func (p *Pool) heartbeat(ctx context.Context) {
+	t := time.NewTicker(p.cfg.Lease / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if p.held.Load() == 0 {
+			continue
+		}
+		sent := time.Now()
+		c, cancel := context.WithTimeout(ctx, p.cfg.Lease/3)
+		_, err := p.store.ExtendInsightJobs(c, p.cfg.Holder, p.cfg.Lease)
+		cancel()
+		if err != nil {
+			if ctx.Err() == nil {
+				p.log.WithError(err).Warn("insights: renew job claims")
+			}
+			continue
+		}
+		p.beat.Store(sent.UnixNano())
+	}
+}
+
+// heldUntil is when a job claimed at claimed may be claimed by another worker at the earliest, given the
+// heartbeats that went through since.
+func (p *Pool) heldUntil(claimed time.Time) time.Time {
+	if b := time.Unix(0, p.beat.Load()); b.After(claimed) {
+		claimed = b
+	}
+	return claimed.Add(p.cfg.Lease)
 }
 
 // watchDepth refreshes the queue-depth gauge; it counts every replica's jobs, as the queue is shared.

@@ -83,6 +83,17 @@ func (s *Store) ReleaseInsightJob(ctx context.Context, job core.InsightJob, work
 		WHERE `+held, job.ID, job.Workspace, worker)
 }
 
+// ExtendInsightJobs pushes back the lease of every job worker holds, in one statement: the heartbeat that
+// keeps a slow extraction's claim alive, and that stops when the worker's process dies.
+func (s *Store) ExtendInsightJobs(ctx context.Context, worker string, lease time.Duration) (int, error) {
+	tag, err := s.pool.Exec(ctx, `UPDATE insight_jobs SET lease_until = `+dbNow+` + $2 * interval '1 millisecond'
+		WHERE state = 'running' AND leased_by = $1`, worker, lease.Milliseconds())
+	if err != nil {
+		return 0, fail("extend insight jobs", err)
+	}
+	return int(tag.RowsAffected()), nil
+}
+
 func (s *Store) jobUpdate(ctx context.Context, op, sql string, args ...any) error {
 	tag, err := s.pool.Exec(ctx, sql, args...)
 	if err != nil {

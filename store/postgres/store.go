@@ -21,8 +21,9 @@ import (
 
 // Store is the PostgreSQL implementation of core.Store. It is safe for concurrent use.
 type Store struct {
-	pool  *pgxpool.Pool
-	known *known // what bulk writes resolved, for the next ones
+	pool   *pgxpool.Pool
+	leases *pgxpool.Pool // a small pool of its own, so that lease renewals never queue behind bulk writes
+	known  *known        // what bulk writes resolved, for the next ones
 
 	searches   *fairshare.Gate // one search at a time per workspace (query.go)
 	claimMu    sync.Mutex
@@ -60,9 +61,16 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	if err != nil {
 		return nil, fail("open", err)
 	}
-	s := &Store{pool: pool, known: newKnown(), searches: fairshare.NewGate(1, searchRest)}
-	if err := s.migrate(ctx); err != nil {
+	lcfg := cfg.Copy()
+	lcfg.MaxConns, lcfg.MinConns = leaseConns, 0
+	leases, err := pgxpool.NewWithConfig(ctx, lcfg)
+	if err != nil {
 		pool.Close()
+		return nil, fail("open", err)
+	}
+	s := &Store{pool: pool, leases: leases, known: newKnown(), searches: fairshare.NewGate(1, searchRest)}
+	if err := s.migrate(ctx); err != nil {
+		s.Close()
 		return nil, err
 	}
 	return s, nil
@@ -86,6 +94,7 @@ func (s *Store) Ping(ctx context.Context) error {
 // Close closes the pool, waiting for connections in use to be returned.
 func (s *Store) Close() error {
 	s.pool.Close()
+	s.leases.Close()
 	return nil
 }
 

@@ -71,6 +71,20 @@ func (s *Store) ReleaseInsightJob(ctx context.Context, job core.InsightJob, work
 	})
 }
 
+// ExtendInsightJobs pushes back the lease of every job worker holds: the worker's heartbeat.
+func (s *Store) ExtendInsightJobs(ctx context.Context, worker string, lease time.Duration) (int, error) {
+	var n int64
+	err := s.write(ctx, "extend insight jobs", func(tx *wtx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE insight_jobs SET lease_until = ? WHERE state = 'running' AND leased_by = ?`,
+			s.nowMS()+lease.Milliseconds(), worker)
+		if err == nil {
+			n, err = res.RowsAffected()
+		}
+		return err
+	})
+	return int(n), err
+}
+
 func heldChange(res sql.Result, err error) error {
 	if err != nil {
 		return err

@@ -140,6 +140,29 @@ var insightTests = map[string]func(t *testing.T, f *fixture){
 		wantErr(t, "late failure by the old holder", f.st.FailInsightJob(f.ctx, first, "dead", "x", time.Now(), true), core.ErrConflict)
 		noErr(t, "complete by the new holder", f.st.CompleteInsightJob(f.ctx, again[0], "alive", sampleInsights()[:1]))
 	},
+	"HeartbeatKeepsClaims": func(t *testing.T, f *fixture) {
+		ws := f.workspace("A", 0).ID
+		f.queued(ws, 3)
+		held := f.claim("alive", 2, 150*time.Millisecond)
+		f.claim("dead", 1, 150*time.Millisecond)
+		for range 3 {
+			time.Sleep(80 * time.Millisecond)
+			n, err := f.st.ExtendInsightJobs(f.ctx, "alive", 150*time.Millisecond)
+			noErr(t, "extend", err)
+			equal(t, "jobs held by the live worker", n, 2)
+		}
+		// 240 ms after the claims: the dead worker's lease ran out, the live one's were renewed.
+		again := f.claim("other", 5, time.Minute)
+		if len(again) != 1 || again[0].Attempts != 2 {
+			t.Fatalf("want only the dead worker's job reclaimed, got %+v", again)
+		}
+		for _, j := range held {
+			noErr(t, "complete a heartbeated job", f.st.CompleteInsightJob(f.ctx, j, "alive", sampleInsights()[:1]))
+		}
+		n, err := f.st.ExtendInsightJobs(f.ctx, "alive", time.Minute)
+		noErr(t, "extend with nothing held", err)
+		equal(t, "jobs held after completing them", n, 0)
+	},
 	"FailRetryAndFinal": func(t *testing.T, f *fixture) {
 		a, b := f.workspace("A", 0).ID, f.workspace("B", 0).ID
 		f.queued(a, 1)

@@ -1,0 +1,56 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/feedbridge/feedbridge/connectors"
+	"github.com/feedbridge/feedbridge/daemon"
+)
+
+func (a *app) pidFile(cmd *cobra.Command) string {
+	if p, _ := cmd.Flags().GetString("pid-file"); p != "" {
+		return p
+	}
+	return daemon.DefaultPIDFile(a.configPath)
+}
+
+// reloadCommand signals the running daemon, found through its pid file, to re-read its configuration. The
+// file is checked here first: a configuration with problems is reported and not sent (the daemon would
+// refuse it anyway, but only its log would say why).
+func (a *app) reloadCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "reload", Short: "Ask the running daemon to re-read its configuration (as SIGHUP)", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := a.loadConfig()
+			if err != nil {
+				return err
+			}
+			problems := append(cfg.Validate(), connectors.ValidateAll(cfg.Connectors)...)
+			if len(problems) > 0 {
+				return problemsError("reload: not sent, the configuration has problems", problems)
+			}
+			path := a.pidFile(cmd)
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return fmt.Errorf("reload: no running daemon found (pid file %s): %w", path, err)
+			}
+			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+			if err != nil || pid <= 0 {
+				return fmt.Errorf("reload: pid file %s does not hold a process id", path)
+			}
+			if err := syscall.Kill(pid, syscall.SIGHUP); err != nil {
+				return fmt.Errorf("reload: signal process %d: %w", pid, err)
+			}
+			return a.print(map[string]any{"pid": pid, "signal": "SIGHUP"}, func(w io.Writer) {
+				fmt.Fprintf(w, "asked feedbridge (pid %d) to reload; its log and /readyz tell whether the new configuration was applied\n", pid)
+			})
+		}}
+	cmd.Flags().String("pid-file", "", "the daemon's pid file (default: the one serve writes for this --config)")
+	return cmd
+}
