@@ -15,8 +15,21 @@ import (
 )
 
 // storeTimeout bounds each store call that records a job's outcome; they run detached from the pool's
-// context so that a result reached during shutdown is still written.
-const storeTimeout = 10 * time.Second
+// context so that a result reached during shutdown is still written. Once the pool stops, a call still
+// waiting on the store gets at most shutdownGrace more: a store that does not answer must not hold up the
+// stop, and the job keeps its claim until the lease runs out, as after a crash.
+const (
+	storeTimeout  = 10 * time.Second
+	shutdownGrace = 2 * time.Second
+)
+
+// storeCall returns the context for one store call made on the pool's behalf: detached from ctx, bounded by
+// storeTimeout, and by shutdownGrace once ctx ends.
+func storeCall(ctx context.Context) (context.Context, context.CancelFunc) {
+	c, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
+	stop := context.AfterFunc(ctx, func() { time.AfterFunc(shutdownGrace, cancel) })
+	return c, func() { stop(); cancel() }
+}
 
 // An outcome that cannot be written because the store is unavailable (down, busy) is written again after
 // a wait that starts at firstRewrite and doubles up to maxRewrite, so the job is done within about
@@ -188,7 +201,7 @@ type outcome struct {
 func (w outcome) write(what string, call func(context.Context) error) error {
 	wait := firstRewrite
 	for attempt := 1; ; attempt++ {
-		c, cancel := context.WithTimeout(context.WithoutCancel(w.ctx), storeTimeout)
+		c, cancel := storeCall(w.ctx)
 		err := call(c)
 		cancel()
 		if err == nil {

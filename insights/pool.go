@@ -162,7 +162,14 @@ func (p *Pool) Run(ctx context.Context) error {
 		defer close(beatDone)
 		p.heartbeat(beatCtx)
 	}()
-	defer func() { stopBeat(); <-beatDone }()
+	defer func() {
+		// A renewal waiting on an unanswering store ends by itself; it must not hold up the stop.
+		stopBeat()
+		select {
+		case <-beatDone:
+		case <-time.After(shutdownGrace):
+		}
+	}()
 	if p.cfg.Workers > 0 {
 		p.dispatch(ctx, jobs, free)
 	} else {
@@ -200,7 +207,7 @@ func (p *Pool) dispatch(ctx context.Context, jobs chan core.InsightJob, free cha
 		// The claim runs detached from ctx: a claim cancelled half-way may still commit on the server
 		// (PostgreSQL's single UPDATE … RETURNING) while its rows never reach us, and those jobs would stay
 		// held until their lease ran out. Claimed jobs reach a worker, which releases them when ctx is done.
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
+		cctx, cancel := storeCall(ctx)
 		got, err := p.store.ClaimInsightJobs(cctx, p.cfg.Holder, n, p.cfg.Lease)
 		cancel()
 		p.held.Add(int32(len(got)))

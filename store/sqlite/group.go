@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/feedbridge/feedbridge/core"
@@ -18,11 +19,21 @@ const maxGroup = 64
 // An uncontended write therefore runs at once on its caller's goroutine; under concurrent load the
 // queue turns into larger, cheaper transactions.
 type writeReq struct {
-	ctx  context.Context
-	op   string
-	fn   func(tx *wtx) error
-	done chan error // buffered: the leader never waits for the caller
+	ctx   context.Context
+	op    string
+	fn    func(tx *wtx) error
+	done  chan error   // buffered: the leader never waits for the caller
+	state atomic.Int32 // reqQueued, then reqStarted by the leader or reqAbandoned by the caller
 }
+
+// A queued write is either started by a leader or abandoned by its caller, never both: a caller whose
+// context ends before its write starts leaves at once instead of waiting out another transaction's wait
+// for the lock, and a write that has started is always answered.
+const (
+	reqQueued int32 = iota
+	reqStarted
+	reqAbandoned
+)
 
 // errClosed is the answer to a write after Close.
 var errClosed = fmt.Errorf("store closed: %w", core.ErrUnavailable)
@@ -43,6 +54,11 @@ func (s *Store) write(ctx context.Context, op string, fn func(tx *wtx) error) er
 		select {
 		case err := <-req.done:
 			return err
+		case <-ctx.Done():
+			if req.state.CompareAndSwap(reqQueued, reqAbandoned) {
+				return fmt.Errorf("sqlite: %s: %w", op, ctx.Err())
+			}
+			return <-req.done
 		case s.lead <- struct{}{}:
 			if batch := s.take(); len(batch) > 0 {
 				s.group(batch)
@@ -105,6 +121,20 @@ func (s *Store) group(batch []*writeReq) {
 	// others' writes (a cancelled statement interrupts the whole connection), so statements run without
 	// cancellation and a request whose context ended before its turn is skipped.
 	ctx := context.Background()
+	live := 0
+	for i, r := range batch {
+		if r.ctx.Err() != nil || !r.state.CompareAndSwap(reqQueued, reqStarted) {
+			errs[i] = context.Cause(r.ctx)
+			if errs[i] == nil {
+				errs[i] = context.Canceled
+			}
+			continue
+		}
+		live++
+	}
+	if live == 0 {
+		return // nothing left to write: no transaction, no wait for the lock
+	}
 	s.turn.enter()
 	tx, err := s.w.BeginTx(ctx, nil)
 	s.turn.leave()
@@ -117,6 +147,9 @@ func (s *Store) group(batch []*writeReq) {
 	t := &wtx{raw: tx, c: s.wc, ctx: ctx}
 	ok := 0
 	for i, r := range batch {
+		if errs[i] != nil {
+			continue
+		}
 		if err := r.ctx.Err(); err != nil {
 			errs[i] = err
 			continue
