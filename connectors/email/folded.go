@@ -112,12 +112,16 @@ func labelBefore(t string, min, colon int) (int, role) {
 			continue
 		}
 		prev, _ := utf8.DecodeLastRuneInString(t[:k])
-		if unicode.IsLetter(prev) && unicode.IsUpper(prev) && unicode.IsUpper(first) {
-			continue // inside a word written in capitals
+		if unicode.IsLetter(prev) && unicode.IsUpper(prev) && !hasLower(t[k:end]) {
+			continue // inside a word written in capitals; a capitalised label may follow one ("…MEZBetreff:")
 		}
 		if r := roleOf(t[k:end]); r != 0 {
 			best, bestRole = k, r
 		}
 	}
 	return best, bestRole
+}
+
+func hasLower(s string) bool {
+	return strings.IndexFunc(s, unicode.IsLower) >= 0
 }
