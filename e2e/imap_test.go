@@ -107,18 +107,6 @@ func (m *memIMAP) count(t *testing.T, box string) int {
 	return int(*data.NumMessages)
 }
 
-// holder is the tag that has INBOX selected now, "" when none does.
-func (m *memIMAP) holder() string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for tag, n := range m.open {
-		if n > 0 && tag != "test" {
-			return tag
-		}
-	}
-	return ""
-}
-
 func (m *memIMAP) seenOverlaps() []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
