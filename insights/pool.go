@@ -48,7 +48,6 @@ type Pool struct {
 	beat    atomic.Int64   // when the last heartbeat that went through was sent (Unix ns)
 	writes  chan struct{}  // one token per outcome write in flight (writeBehind)
 	pending sync.WaitGroup // outcome writes not yet finished
-	meanRun atomic.Int64   // running mean of a job's run time in nanoseconds (noteRun)
 }
 
 // defaultLease is how long a claim lasts without a heartbeat. The pool renews its claims every third of
@@ -59,15 +58,6 @@ const defaultLease = 15 * time.Second
 // maxExtract bounds one extraction, however long its claim is kept alive: a call that hangs for good must
 // not hold its job for good.
 const maxExtract = 5 * time.Minute
-
-// claimAhead is how many jobs per worker a claim may take beyond the idle workers (see dispatch).
-const claimAhead = 16
-
-// noteRun folds one job's run time into the running mean that dispatch consults.
-func (p *Pool) noteRun(d time.Duration) {
-	old := p.meanRun.Load()
-	p.meanRun.Store(old + (int64(d)-old)/8)
-}
 
 // writesPerWorker bounds the outcome writes in flight per worker (writeBehind).
 const writesPerWorker = 8
@@ -130,7 +120,7 @@ func (p *Pool) RecordCreated(_ string, t core.RecordType) {
 // Run works the queue until ctx ends. Then it stops claiming, cancels running extractions and gives their
 // jobs back to the queue untouched, and returns nil once every worker has stopped.
 func (p *Pool) Run(ctx context.Context) error {
-	jobs := make(chan core.InsightJob, p.cfg.Workers*claimAhead)
+	jobs := make(chan core.InsightJob, p.cfg.Workers)
 	free := make(chan struct{}, p.cfg.Workers) // a token per worker that finished a job since the last claim
 	var wg sync.WaitGroup
 	for i := 0; i < p.cfg.Workers; i++ {
@@ -139,9 +129,7 @@ func (p *Pool) Run(ctx context.Context) error {
 		go func() {
 			defer wg.Done()
 			for job := range jobs {
-				start := time.Now()
 				p.process(ctx, job)
-				p.noteRun(time.Since(start))
 				select {
 				case free <- struct{}{}:
 				default: // dispatch has a token from every worker already
@@ -198,16 +186,14 @@ func (p *Pool) dispatch(ctx context.Context, jobs chan core.InsightJob, free cha
 			<-free
 			idle++
 		}
+		// Jobs are claimed only for idle workers: a job claimed ahead waits in the buffer while its lease
+		// runs, and a claim whose answer is lost to a store outage would leave them all held until their
+		// leases ran out, to be claimed again as a second attempt.
 		n := idle
-		// Claiming ahead spares a claim per job when jobs take milliseconds; jobs that take longer are
-		// claimed only for idle workers, so none waits in the buffer while its lease runs.
-		if time.Duration(p.meanRun.Load())*claimAhead < p.cfg.Lease/10 {
-			n += cap(jobs) - len(jobs)
-		}
 		// The claim runs detached from ctx: a claim cancelled half-way may still commit on the server
 		// (PostgreSQL's single UPDATE … RETURNING) while its rows never reach us, and those jobs would stay
 		// held until their lease ran out. Claimed jobs reach a worker, which releases them when ctx is done.
-		cctx, cancel := storeCall(ctx)
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
 		got, err := p.store.ClaimInsightJobs(cctx, p.cfg.Holder, n, p.cfg.Lease)
 		cancel()
 		p.held.Add(int32(len(got)))
