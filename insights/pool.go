@@ -190,10 +190,11 @@ func (p *Pool) dispatch(ctx context.Context, jobs chan core.InsightJob, free cha
 		// runs, and a claim whose answer is lost to a store outage would leave them all held until their
 		// leases ran out, to be claimed again as a second attempt.
 		n := idle
-		// The claim runs detached from ctx: a claim cancelled half-way may still commit on the server
-		// (PostgreSQL's single UPDATE … RETURNING) while its rows never reach us, and those jobs would stay
-		// held until their lease ran out. Claimed jobs reach a worker, which releases them when ctx is done.
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
+		// The claim outlives ctx by shutdownGrace (storeCall): a claim cancelled half-way may still commit on
+		// the server (PostgreSQL's single UPDATE … RETURNING) while its rows never reach us, and those jobs
+		// would stay held until their lease ran out; but a claim waiting for a store that does not answer
+		// must not hold up the stop. Claimed jobs reach a worker, which releases them when ctx is done.
+		cctx, cancel := storeCall(ctx)
 		got, err := p.store.ClaimInsightJobs(cctx, p.cfg.Holder, n, p.cfg.Lease)
 		cancel()
 		p.held.Add(int32(len(got)))

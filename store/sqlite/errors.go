@@ -40,6 +40,12 @@ func (s *Store) fail(op string, err error) error {
 	return fmt.Errorf("sqlite: %s: %w", op, err)
 }
 
+// isBusy reports whether err is SQLite's answer that another connection holds the lock.
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
+}
+
 // unavailable lists the primary result codes that mean the database cannot serve right now rather than
 // that the request was wrong.
 func unavailable(primary int) bool {

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"sync/atomic"
@@ -135,9 +136,7 @@ func (s *Store) group(batch []*writeReq) {
 	if live == 0 {
 		return // nothing left to write: no transaction, no wait for the lock
 	}
-	s.turn.enter()
-	tx, err := s.w.BeginTx(ctx, nil)
-	s.turn.leave()
+	tx, err := s.begin(ctx, batch)
 	if err != nil {
 		for i := range errs {
 			errs[i] = err
@@ -187,6 +186,44 @@ func (s *Store) group(batch []*writeReq) {
 		}
 	}
 	s.prepare(ctx, t.missed)
+}
+
+// beginPoll is the writer connection's own busy timeout: how long one BEGIN waits for another process's
+// lock before begin looks again whether anyone still waits for the group.
+const beginPoll = 100 * time.Millisecond
+
+// begin starts the group's transaction. While another process holds the write lock it keeps trying for up
+// to the store's busy timeout, but only as long as some write of batch still has a caller waiting for it:
+// SQLite's own wait for the lock ignores cancellation, so a group whose callers have all gone (a stopping
+// worker, a request that timed out) would otherwise hold the writer, and every write queued behind it,
+// for the whole timeout. Nothing has been written when it gives up, so every write of batch may fail.
+func (s *Store) begin(ctx context.Context, batch []*writeReq) (*sql.Tx, error) {
+	s.turn.enter()
+	defer s.turn.leave()
+	deadline := time.Now().Add(s.busy)
+	for {
+		tx, err := s.w.BeginTx(ctx, nil)
+		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+			return tx, err
+		}
+		if cause := waited(batch); cause != nil {
+			return nil, cause
+		}
+	}
+}
+
+// waited returns the cause of the first caller's end when no caller of batch waits any more, else nil.
+func waited(batch []*writeReq) error {
+	var cause error
+	for _, r := range batch {
+		if r.ctx.Err() == nil {
+			return nil
+		}
+		if cause == nil {
+			cause = context.Cause(r.ctx)
+		}
+	}
+	return cause
 }
 
 // savepoint runs fn inside a savepoint of the group's transaction (when it is shared) and undoes fn's

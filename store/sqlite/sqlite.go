@@ -108,6 +108,13 @@ func open(ctx context.Context, path string, busy time.Duration, mode Mode) (*Sto
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
+	// The connection opens with the full busy timeout (switching a new file to WAL may wait for another
+	// process), then waits at most beginPoll per statement: begin does the longer wait itself, watching
+	// its callers. A connection the driver had to replace waits the full timeout again, as before.
+	if _, err := w.ExecContext(ctx, "PRAGMA busy_timeout = "+strconv.FormatInt(beginPoll.Milliseconds(), 10)); err != nil {
+		w.Close()
+		return nil, openError(path, err)
+	}
 	s := &Store{w: w, wc: newStmtCache(w), path: path, now: time.Now, busy: busy, searches: fairshare.NewGate(1, searchRest), readLimit: readLimit,
 		role: mode, turn: openTurn(path, mode),
 		lead: make(chan struct{}, 1), nums: map[core.ID]int64{}, quit: make(chan struct{}), stopped: make(chan struct{}),

@@ -186,3 +186,40 @@ func holdWriteLock(t *testing.T, path string) *sql.Conn {
 	t.Cleanup(func() { conn.ExecContext(context.Background(), `ROLLBACK`) })
 	return conn
 }
+
+// A write waiting for another process's lock ends soon after its caller gives up, not at the end of the
+// busy timeout: SQLite's own wait ignores cancellation, so the store waits in short steps and looks
+// between them whether anyone still waits for the write. Nothing is written.
+func TestWriteWaitingForTheLockEndsWithItsCaller(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "fb.db")
+	st, err := open(t.Context(), path, time.Minute, ModeDaemon)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	conn := holdWriteLock(t, path)
+	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	err = st.CreateWorkspace(ctx, core.Workspace{ID: core.NewID(), Name: "late", Plan: core.PlanPro, CreatedAt: time.Now()})
+	waited := time.Since(start)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("write whose caller gave up: want its deadline, got %v", err)
+	}
+	// The caller's deadline plus one step of the wait, with room for a slow machine; the busy timeout is a
+	// minute.
+	if waited > 300*time.Millisecond+beginPoll+5*time.Second {
+		t.Fatalf("write returned %v after its caller's deadline of 300ms", waited)
+	}
+	if _, err := conn.ExecContext(t.Context(), `ROLLBACK`); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.CreateWorkspace(t.Context(), core.Workspace{ID: core.NewID(), Name: "next", Plan: core.PlanPro, CreatedAt: time.Now()}); err != nil {
+		t.Fatalf("the next write, once the lock is free: %v", err)
+	}
+	var n int
+	if err := st.w.QueryRow(`SELECT count(*) FROM workspaces WHERE name = 'late'`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("the given-up write left %d rows (%v)", n, err)
+	}
+	t.Logf("returned %v after the call began", waited.Round(time.Millisecond))
+}
