@@ -239,14 +239,24 @@ func newBareInsert(ctx context.Context, schemaURL string) (*bareInsert, error) {
 func (b *bareInsert) close() { b.pool.Close() }
 
 func (b *bareInsert) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	var in struct{ Title, Source string }
+	var in struct{ Title, Description, Source string }
 	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.Title == "" {
 		http.Error(w, "bad request", http.StatusBadRequest)
 		return
 	}
 	id, now := core.NewID(), time.Now().UTC()
-	if _, err := b.pool.Exec(r.Context(), `INSERT INTO records (workspace_id, id, type, title, search_text, status, source, created_at, updated_at)
-		VALUES ($1, $2, 'Feedback', $3, $4, 'Triage', 'API', $5, $5)`, string(b.ws), string(id), in.Title, core.Fold(in.Title), now); err != nil {
+	insert := `INSERT INTO records (workspace_id, id, type, title, description, search_text, status, source, created_at, updated_at)
+		VALUES ($1, $2, 'Feedback', $3, $4, $5, 'Triage', 'API', $6, $6)`
+	args := []any{string(b.ws), string(id), in.Title, in.Description, core.Fold(in.Title + " " + in.Description), now}
+	if in.Description != "" {
+		// A feedback with a description queues its insight job in the same statement, as the store does:
+		// the floor does the same work for the same body.
+		insert = `WITH r AS (` + insert + ` RETURNING workspace_id, id)
+			INSERT INTO insight_jobs (id, workspace_id, record_id, state, max_attempts, run_at, created_at, updated_at)
+			SELECT $7, r.workspace_id, r.id, 'queued', 3, $6, $6, $6 FROM r`
+		args = append(args, string(core.NewID()))
+	}
+	if _, err := b.pool.Exec(r.Context(), insert, args...); err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
