@@ -139,17 +139,22 @@ func (k *killTrial) answering(feed Feed, its []Item) {
 	half := len(its) / 2
 	acked(k.t, feed.Deliver(k.t, k.live, its[:half], 0), half, "before the kill")
 	l := *k.live // the sender keeps the address of the process it was talking to
-	rest := make(chan []Answer, 1)
+	rest := make(chan Answer, len(its)-half)
 	go func() {
-		var out []Answer
+		defer close(rest)
 		for _, it := range its[half:] {
-			out = append(out, feed.Deliver(k.t, &l, []Item{it}, 0)...)
+			for _, a := range feed.Deliver(k.t, &l, []Item{it}, 0) {
+				rest <- a
+			}
 		}
-		rest <- out
 	}()
-	time.Sleep(time.Duration(rand.IntN(20)) * time.Millisecond)
+	// Killed right after an answer, the process is most likely reading or saving the next request.
+	late := []Answer{<-rest}
+	time.Sleep(time.Duration(rand.IntN(2000)) * time.Microsecond)
 	testkit.Kill9(k.t, k.cmd)
-	late := <-rest
+	for a := range rest {
+		late = append(late, a)
+	}
 	if len(late) != len(its)-half {
 		k.t.Fatalf("%d answers for %d items", len(late), len(its)-half)
 	}

@@ -60,11 +60,23 @@ func Run(t *testing.T, c Case) {
 	if c.Feed == nil {
 		return
 	}
+	// Each of these runs its own store and entry, and mostly waits for the kind: in parallel they take
+	// as long as the slowest.
 	test := t.Name()
-	t.Run("stores once with source and company", func(t *testing.T) { testDelivery(t, c) })
-	t.Run("bad input shows an error and loses nothing", func(t *testing.T) { testBad(t, c) })
-	t.Run("suspended workspace refused", func(t *testing.T) { testSuspended(t, c) })
-	t.Run("exactly once under kill -9", func(t *testing.T) { testKill(t, c, test) })
+	for _, sub := range []struct {
+		name string
+		fn   func(*testing.T, Case)
+	}{
+		{"stores once with source and company", testDelivery},
+		{"bad input shows an error and loses nothing", testBad},
+		{"suspended workspace refused", testSuspended},
+		{"exactly once under kill -9", func(t *testing.T, c Case) { testKill(t, c, test) }},
+	} {
+		t.Run(sub.name, func(t *testing.T) {
+			t.Parallel()
+			sub.fn(t, c)
+		})
+	}
 }
 
 func testSpec(t *testing.T, k connectors.Kind) {
