@@ -83,8 +83,8 @@ type killTrial struct {
 
 // testKill runs the entry in a child process, kills it with SIGKILL while it works on a handful of
 // items, starts it again on the same SQLite file and expects each item stored exactly once. A kind that
-// reads its input itself is killed as soon as its first records appear, twice; the input it had not
-// finished is read again after the restart. A kind that answers its sender is killed while requests are
+// reads its input itself is killed as soon as new records appear, up to twice (once when it stores them
+// all in one transaction); the input it had not finished is read again after the restart. A kind that answers its sender is killed while requests are
 // in flight: every acknowledged item must be stored, and the sender's resend of every item, answered
 // or not, must store the missing ones and duplicate none.
 func testKill(t *testing.T, c Case, test string) {
