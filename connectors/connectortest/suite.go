@@ -2,7 +2,10 @@
 // the stores: its config struct is a complete spec (each key described, unknown keys refused by config
 // loading, secrets masked by `config show` and reported when their file is missing), and the kind runs
 // against a real SQLite store, shows its entries in GET /api/connectors and stops promptly when asked.
-// Each kind's package calls Run from a test with a valid entry of its own.
+// Fed from outside as its senders would (see Feed), it stores each item once with its source label and
+// company, shows an error for bad input and loses nothing, refuses a suspended workspace, and stores each
+// item exactly once when its process is killed with SIGKILL part-way. Each kind's package calls Run from a
+// top-level test with a valid entry of its own.
 package connectortest
 
 import (
@@ -23,7 +26,6 @@ import (
 	"github.com/feedbridge/feedbridge/connectors"
 	"github.com/feedbridge/feedbridge/core"
 	"github.com/feedbridge/feedbridge/internal/testkit"
-	"github.com/feedbridge/feedbridge/store/sqlite"
 )
 
 // Case describes one kind to the suite.
@@ -34,10 +36,19 @@ type Case struct {
 	Entry func(t testing.TB, ws core.ID, dir string) map[string]any
 	// StopWithin bounds how long Run may take to return once its context ends; 0 means 10 seconds.
 	StopWithin time.Duration
+	// Feed returns an entry for workspace ws whose input the suite can send as an outsider would; dir is
+	// a scratch directory for its files. Every kind that takes input from outside has one; without it the
+	// suite checks only the config and the run.
+	Feed func(t testing.TB, ws core.ID, dir string) Feed
 }
 
-// Run runs the whole suite for c.
+// Run runs the whole suite for c. It must be called from a top-level test: the kill -9 trial runs that
+// test again in child processes, where Run runs the entry instead of the suite.
 func Run(t *testing.T, c Case) {
+	if spec, child := testkit.ChildSpec(killChildEnv); child {
+		runChild(t, spec)
+		return
+	}
 	kind, ok := connectors.Lookup(c.Kind)
 	if !ok {
 		t.Fatalf("kind %q is not registered", c.Kind)
@@ -46,6 +57,26 @@ func Run(t *testing.T, c Case) {
 	t.Run("config round trip", func(t *testing.T) { testConfig(t, c) })
 	t.Run("secrets", func(t *testing.T) { testSecrets(t, c, kind) })
 	t.Run("runs, reports and stops", func(t *testing.T) { testRun(t, c) })
+	if c.Feed == nil {
+		return
+	}
+	// Each of these runs its own store and entry, and mostly waits for the kind: in parallel they take
+	// as long as the slowest.
+	test := t.Name()
+	for _, sub := range []struct {
+		name string
+		fn   func(*testing.T, Case)
+	}{
+		{"stores once with source and company", testDelivery},
+		{"bad input shows an error and loses nothing", testBad},
+		{"suspended workspace refused", testSuspended},
+		{"exactly once under kill -9", func(t *testing.T, c Case) { testKill(t, c, test) }},
+	} {
+		t.Run(sub.name, func(t *testing.T) {
+			t.Parallel()
+			sub.fn(t, c)
+		})
+	}
 }
 
 func testSpec(t *testing.T, k connectors.Kind) {
@@ -167,21 +198,13 @@ func testSecrets(t *testing.T, c Case, k connectors.Kind) {
 
 func testRun(t *testing.T, c Case) {
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "fb.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	svc := core.NewService(st, core.Options{})
-	ws, err := svc.CreateWorkspace(ctx, "Conformance", core.PlanPro, -1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	entry := c.Entry(t, ws.ID, t.TempDir())
+	live := openWorkspace(t, filepath.Join(t.TempDir(), "fb.db"), core.Options{})
+	svc, ws := live.Service, live.Workspace
+	entry := c.Entry(t, ws, t.TempDir())
 	logs := &testkit.Buffer{}
 	l := logrus.New()
 	l.SetOutput(io.MultiWriter(logs))
-	env := connectors.Env{Service: svc, Log: logrus.NewEntry(l), Leases: st, Holder: "conformance", Now: time.Now}
+	env := connectors.Env{Service: svc, Log: logrus.NewEntry(l), Leases: svc, Holder: "conformance", Now: time.Now}
 	sets, err := connectors.BuildAll(map[string][]map[string]any{c.Kind: {entry}}, env)
 	if err != nil || len(sets) != 1 {
 		t.Fatalf("build: %d sets, %v", len(sets), err)
@@ -193,7 +216,7 @@ func testRun(t *testing.T, c Case) {
 	name, _ := entry["name"].(string)
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		sts, err := svc.Connectors(ctx, ws.ID)
+		sts, err := svc.Connectors(ctx, ws)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -227,27 +227,3 @@ func TestPresetDeliveries(t *testing.T) {
 		t.Errorf("typeform: %+v", r)
 	}
 }
-
-func TestSuspendedWorkspaceRefused(t *testing.T) {
-	h := newHarness(t)
-	h.start(plainEntry("crm"))
-	yes := true
-	if _, err := h.svc.UpdateWorkspace(h.ctx, h.ws, core.WorkspaceUpdate{Suspended: &yes}); err != nil {
-		t.Fatal(err)
-	}
-	body := []byte(`{"id": "1", "title": "t"}`)
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		r := h.post("crm", body, hexSig("s3cret", body))
-		if r.status == 403 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("still %d after the suspension", r.status)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	if n := len(h.records()); n != 0 {
-		t.Fatalf("%d records", n)
-	}
-}
