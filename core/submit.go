@@ -229,9 +229,9 @@ func (s *Service) writable(ctx context.Context, ws ID) error {
 	}
 	w, err := s.store.Workspace(ctx, ws)
 	switch {
-	case err == nil && w.Suspended:
+	case err == nil && w.Suspended, isNotFound(err):
 		err = ErrWorkspaceNotFound
-	case err != nil && !isNotFound(err):
+	case err != nil:
 		return err // a store failure is not remembered
 	}
 	s.wsCache.Store(ws, wsState{err: err, until: now.Add(workspaceTTL)})

@@ -2,7 +2,6 @@ package slack
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -19,17 +18,9 @@ type outcome struct {
 	err error
 }
 
-// save writes one record for a. A suspended or deleted workspace takes nothing, as through the API.
+// save writes one record for a. A suspended or deleted workspace takes nothing, as through the API: the
+// service refuses it with core.ErrWorkspaceNotFound.
 func (s *Set) save(ctx context.Context, a *app, sub core.Submission) (core.Result, error) {
-	ws, err := s.svc.Workspace(ctx, a.Workspace)
-	switch {
-	case errors.Is(err, core.ErrNotFound):
-		return core.Result{}, core.ErrWorkspaceNotFound
-	case err != nil:
-		return core.Result{}, err
-	case ws.Suspended:
-		return core.Result{}, core.ErrWorkspaceNotFound
-	}
 	sub.Source = source
 	return s.svc.Submit(ctx, a.Workspace, sub)
 }
