@@ -176,7 +176,7 @@ func TestConfigCheck(t *testing.T) {
 	// An unknown key stops nothing: every other problem is listed beside it, each on its own line, the
 	// Slack entry's all of them.
 	for _, want := range []string{`unknown key "bogus_key"`, "feedbridge.yaml line 5", "log.level", "log.format", "http.listen",
-		`slack "s": unknown keys: colour`, `slack "s": signing_secret is required`, `slack "s": commands: /x must be feedback or idea`} {
+		`connectors.slack: s: unknown keys: colour`, `connectors.slack: s: signing_secret: is required`, `connectors.slack: s: commands: /x must be feedback or idea`} {
 		if !strings.Contains(out, "problem: ") || !strings.Contains(out, want) {
 			t.Errorf("config check does not list %q:\n%s", want, out)
 		}

@@ -2,11 +2,14 @@
 // records. Each kind lives in its own package, joins the registry from its own init (Register) with its
 // config struct and builder, and connectors/all imports every such package. The config package validates,
 // masks and documents entries from the registered structs without naming a kind; the daemon builds every
-// kind that has entries, runs the Sets and mounts the routes of those that serve HTTP.
+// kind that has entries, runs the Sets and mounts the routes of those that serve HTTP. A kind's Build
+// goes through Entries, which decodes every entry and checks what all entries share (name, workspace) the
+// same way for every kind, and its entries embed Entry (logger, lease, status).
 package connectors
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -53,6 +56,17 @@ type Router interface {
 // as written, read at use by Secret.Value), but each one is read once here so that a missing or unreadable
 // secret file is reported when the config is checked, not at the first use.
 func Decode(entry map[string]any, out any) error {
+	problems, err := decode(entry, out)
+	if err != nil {
+		return err
+	}
+	return errors.Join(problems...)
+}
+
+// decode is Decode that tells apart an entry it could not decode (err: a value of the wrong type) from
+// one it decoded whole but with problems (unknown keys, an unreadable secret file), whose other keys can
+// still be checked.
+func decode(entry map[string]any, out any) (problems []error, err error) {
 	var md mapstructure.Metadata
 	dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{
 		Result:           out,
@@ -62,16 +76,19 @@ func Decode(entry map[string]any, out any) error {
 		DecodeHook:       mapstructure.ComposeDecodeHookFunc(mapstructure.StringToTimeDurationHookFunc(), mapstructure.StringToSliceHookFunc(",")),
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := dec.Decode(entry); err != nil {
-		return err
+		return nil, err
 	}
 	if len(md.Unused) > 0 {
 		sort.Strings(md.Unused)
-		return fmt.Errorf("unknown keys: %s", strings.Join(md.Unused, ", "))
+		problems = append(problems, fmt.Errorf("unknown keys: %s", strings.Join(md.Unused, ", ")))
 	}
-	return checkSecrets(reflect.ValueOf(out), "")
+	if err := checkSecrets(reflect.ValueOf(out), ""); err != nil {
+		problems = append(problems, err)
+	}
+	return problems, nil
 }
 
 // checkSecrets reads every Secret of a decoded entry once, naming the key of the first that fails.

@@ -113,6 +113,15 @@ func (s *Service) SubmitBatch(ctx context.Context, ws ID, subs []Submission) ([]
 	return out, nil
 }
 
+// BatchWriters is how many SubmitBatch calls one importer may keep in flight to advantage: what the store
+// says it takes (PostgreSQL writes each batch on its own connection), else one at a time.
+func (s *Service) BatchWriters() int {
+	if p, ok := s.store.(interface{ BulkWriters() int }); ok {
+		return max(1, p.BulkWriters())
+	}
+	return 1
+}
+
 // Check applies every rule of the contract to a submission without writing anything (dry runs).
 func (s *Service) Check(sub Submission) error {
 	_, err := s.prepare(sub)

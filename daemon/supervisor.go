@@ -3,7 +3,6 @@ package daemon
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"reflect"
 	"sort"
@@ -72,21 +71,13 @@ type planned struct {
 func (s *supervisor) plan(byKind map[string][]map[string]any) (map[unitKey]*planned, error) {
 	want := map[unitKey]*planned{}
 	var errs []error
-	for kind, entries := range byKind {
-		if len(entries) == 0 {
-			continue
-		}
-		k, ok := connectors.Lookup(kind)
-		if !ok {
-			errs = append(errs, fmt.Errorf("connectors.%s: unknown connector kind", kind))
-			continue
-		}
-		env := s.env.WithKind(kind)
+	for _, kind := range connectors.KindsIn(byKind) {
+		entries := byKind[kind]
 		// The whole kind is built first: that validates its entries together (unique names, which Slack
 		// entry signs for which team) and tells whether the kind serves HTTP.
-		whole, err := k.Build(entries, env)
+		whole, err := connectors.BuildKind(kind, entries, s.env)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("connectors.%s: %w", kind, err))
+			errs = append(errs, err)
 			continue
 		}
 		if _, ok := whole.(connectors.Router); ok {
@@ -104,9 +95,9 @@ func (s *supervisor) plan(byKind map[string][]map[string]any) (map[unitKey]*plan
 				want[key] = &planned{raw: e}
 				continue
 			}
-			one, err := k.Build([]map[string]any{e}, env)
+			one, err := connectors.BuildKind(kind, []map[string]any{e}, s.env)
 			if err != nil {
-				errs = append(errs, fmt.Errorf("connectors.%s: %w", kind, err))
+				errs = append(errs, err)
 				continue
 			}
 			want[key] = &planned{raw: e, set: one}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -160,6 +161,7 @@ connectors:
 	<-sampled
 
 	var quick, backups []time.Duration
+	byKind := map[string][]time.Duration{}
 	duringWork := 0
 	for i, r := range results {
 		if r.failure != "" {
@@ -172,6 +174,7 @@ connectors:
 			backups = append(backups, r.took)
 		} else {
 			quick = append(quick, r.took)
+			byKind[r.kind] = append(byKind[r.kind], r.took)
 		}
 	}
 	if duringWork < commands*9/10 {
@@ -186,6 +189,10 @@ connectors:
 	}
 	figures(t, "rows=%d commands=%d during_import_or_drain=%d elapsed=%v p50=%v p99=%v max=%v backups=%d backup_p50=%v backup_max=%v",
 		rows, commands, duringWork, elapsed.Round(time.Second), p(quick, 0.5), p(quick, 0.99), p(quick, 1), len(backups), p(backups, 0.5), p(backups, 1))
+	kinds := slices.Sorted(maps.Keys(byKind))
+	for _, k := range kinds {
+		figures(t, "%s: n=%d p50=%v p99=%v max=%v", k, len(byKind[k]), p(byKind[k], 0.5), p(byKind[k], 0.99), p(byKind[k], 1))
+	}
 	// The latency target holds on a machine that runs this test alone; on one busy with other work every
 	// process start is slow, whatever the store does, so there the figure is only reported.
 	load := loadPerCore()

@@ -36,17 +36,13 @@ type importer struct {
 	saved    time.Time
 }
 
-// parallelStore is a store that writes several bulk batches at once to advantage: PostgreSQL runs each on
-// its own connection, so one batch's statements execute while another commits. SQLite has one writer; its
-// store takes a second batch in flight only so the next one is prepared while the last is written.
-type parallelStore interface{ BulkWriters() int }
-
-// writers is how many batches the run may have in flight.
+// writers is how many batches the run may have in flight: as many as the store takes to advantage (a dry
+// run writes nothing).
 func (im *importer) writers() int {
-	if p, ok := im.svc.Store().(parallelStore); ok && !im.opts.DryRun {
-		return max(1, p.BulkWriters())
+	if im.opts.DryRun {
+		return 1
 	}
-	return 1
+	return im.svc.BatchWriters()
 }
 
 // batch is a run of consecutive input rows: the good ones are written together, and the rows that could

@@ -38,30 +38,21 @@ const (
 	DefaultMaxBytes = 1 << 30
 )
 
-// entrySpec is a validated Config, ready to run.
+// entrySpec is a validated Config, ready to run (its name and workspace are checked by connectors.Entries).
 type entrySpec struct {
 	Config
-	ws         core.ID
 	recordType core.RecordType
 	schedule   cron.Schedule
 	url        *url.URL
 }
 
-// parseConfig validates an entry without touching the network or the file system.
+// parseConfig validates an entry (all but its name and workspace) without touching the network or the file system.
 func parseConfig(c Config) (*entrySpec, error) {
 	var errs []error
 	bad := func(key, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: %s", key, fmt.Sprintf(format, args...)))
 	}
 	e := &entrySpec{Config: c, recordType: core.RecordFeedback}
-	if strings.TrimSpace(c.Name) == "" {
-		bad("name", "is required")
-	}
-	if id, err := core.ParseID(c.Workspace); err != nil {
-		bad("workspace", "must be a workspace id (24 hex characters)")
-	} else {
-		e.ws = id
-	}
 	if strings.TrimSpace(c.Schedule) == "" {
 		bad("schedule", "is required (cron, e.g. \"0 2 * * *\")")
 	} else if s, err := cron.ParseStandard(c.Schedule); err != nil {

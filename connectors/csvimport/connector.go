@@ -38,29 +38,23 @@ func Build(entries []map[string]any, env connectors.Env) (connectors.Set, error)
 	if err != nil {
 		return nil, fmt.Errorf("metrics: %w", err)
 	}
-	s := &set{env: env}
-	var errs []error
-	for i, raw := range entries {
-		name := connectors.EntryName(raw, i)
-		var c Config
-		if err := connectors.Decode(raw, &c); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", name, err))
-			continue
-		}
-		spec, err := parseConfig(c)
+	es, err := connectors.Entries(Kind, entries, env, func(en connectors.Entry, c *Config) (*entry, error) {
+		spec, err := parseConfig(*c)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", name, err))
-			continue
+			return nil, err
 		}
-		en := newEntry(spec, env, nil)
-		en.metrics = m
-		s.entries = append(s.entries, en)
-	}
-	if err := errors.Join(errs...); err != nil {
+		e := newEntry(en, spec, env, nil)
+		e.metrics = m
+		return e, nil
+	})
+	if err != nil {
 		return nil, err
 	}
-	return s, nil
+	return &set{env: env, entries: es}, nil
 }
+
+// Kind is the key of this connector under `connectors:`.
+const Kind = "csv"
 
 type set struct {
 	env     connectors.Env
@@ -73,7 +67,7 @@ type set struct {
 func (s *set) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	for _, e := range s.entries {
-		wg.Go(func() { connectors.RunExclusive(ctx, s.env, "csv:"+e.spec.Name, e.loop) })
+		wg.Go(func() { e.RunExclusive(ctx, s.env, e.loop) })
 	}
 	wg.Wait()
 	return nil
@@ -81,21 +75,18 @@ func (s *set) Run(ctx context.Context) error {
 
 // entry is one configured import and its state between runs.
 type entry struct {
-	spec        *entrySpec
-	env         connectors.Env
-	log         *logrus.Entry
-	client      *http.Client
-	settle      time.Duration
-	wait        func(context.Context, time.Duration) error
-	lastSuccess time.Time
-	lastError   string // kept until a run succeeds
-	metrics     *metrics
+	connectors.Entry
+	spec    *entrySpec
+	env     connectors.Env
+	client  *http.Client
+	settle  time.Duration
+	wait    func(context.Context, time.Duration) error
+	metrics *metrics
 }
 
-func newEntry(spec *entrySpec, env connectors.Env, tlsConf *tls.Config) *entry {
+func newEntry(en connectors.Entry, spec *entrySpec, env connectors.Env, tlsConf *tls.Config) *entry {
 	m, _ := newMetrics(nil)
-	e := &entry{spec: spec, env: env, settle: settleTime, wait: sleep, metrics: m,
-		log: env.Log.WithFields(logrus.Fields{"connector": spec.Name, "workspace": spec.ws})}
+	e := &entry{Entry: en, spec: spec, env: env, settle: settleTime, wait: sleep, metrics: m}
 	if spec.url != nil {
 		e.client = newHTTPClient(spec.AllowPrivate, tlsConf)
 	}
@@ -105,7 +96,7 @@ func newEntry(spec *entrySpec, env connectors.Env, tlsConf *tls.Config) *entry {
 // loop runs the schedule while this replica holds the entry's lease.
 func (e *entry) loop(ctx context.Context) error {
 	e.closeInterrupted(ctx)
-	e.report(ctx, StateWaiting)
+	e.Report(ctx, StateWaiting)
 	for {
 		now := e.env.Now()
 		next := e.spec.schedule.Next(now)
@@ -121,7 +112,7 @@ func (e *entry) loop(ctx context.Context) error {
 
 // runOnce imports what the source has now and reports the outcome.
 func (e *entry) runOnce(ctx context.Context) {
-	e.report(ctx, StateImporting)
+	e.Report(ctx, StateImporting)
 	var err error
 	if e.spec.url != nil {
 		err = e.importURL(ctx)
@@ -132,13 +123,13 @@ func (e *entry) runOnce(ctx context.Context) {
 		return
 	}
 	if err != nil {
-		e.log.WithError(err).Error("csv: import failed")
-		e.lastError = err.Error()
-		e.report(ctx, StateError)
+		e.Log.WithError(err).Error("csv: import failed")
+		e.Failed(err.Error())
+		e.Report(ctx, StateError)
 		return
 	}
-	e.lastSuccess, e.lastError = e.env.Now(), ""
-	e.report(ctx, StateWaiting)
+	e.Succeeded(e.env.Now())
+	e.Report(ctx, StateWaiting)
 }
 
 // importFiles imports every complete file of the glob and archives it. A file that failed for a passing
@@ -150,10 +141,10 @@ func (e *entry) importFiles(ctx context.Context) error {
 		return err
 	}
 	for _, f := range busy {
-		e.log.WithField("file", f).Info("csv: file is still being written; left for the next run")
+		e.Log.WithField("file", f).Info("csv: file is still being written; left for the next run")
 	}
 	for _, f := range refused {
-		e.log.WithField("file", f).Warn("csv: " + errNotRegular.Error() + "; left alone")
+		e.Log.WithField("file", f).Warn("csv: " + errNotRegular.Error() + "; left alone")
 	}
 	var errs []error
 	for _, f := range ready {
@@ -163,13 +154,13 @@ func (e *entry) importFiles(ctx context.Context) error {
 		target, err := archivePath(e.spec.ArchiveDir, f, e.env.Now())
 		if err != nil {
 			// Imported but never archived, the file would be read again on every run.
-			run, err := failedRun(ctx, e.env.Service, e.spec.ws, f, e.options(""), fmt.Errorf("archive: %w", err))
-			e.metrics.observe(e.spec.Name, run)
+			run, err := failedRun(ctx, e.env.Service, e.Workspace, f, e.options(""), fmt.Errorf("archive: %w", err))
+			e.metrics.observe(e.Name, run)
 			errs = append(errs, err)
 			continue
 		}
-		run, err := importDropFile(ctx, e.env.Service, e.spec.ws, f, e.options(filepath.Join(e.spec.ArchiveDir, ErrorsFileName(target))))
-		e.metrics.observe(e.spec.Name, run)
+		run, err := importDropFile(ctx, e.env.Service, e.Workspace, f, e.options(filepath.Join(e.spec.ArchiveDir, ErrorsFileName(target))))
+		e.metrics.observe(e.Name, run)
 		var fe *FormatError
 		if err != nil {
 			errs = append(errs, err)
@@ -188,7 +179,7 @@ func (e *entry) importFiles(ctx context.Context) error {
 // time in its name, since the URL's file name is the same every time.
 func (e *entry) importURL(ctx context.Context) error {
 	label := urlLabel(e.spec.url)
-	name := urlFileName(e.spec.url, e.spec.Name)
+	name := urlFileName(e.spec.url, e.Name)
 	stem := strings.TrimSuffix(name, filepath.Ext(name))
 	errorsFile := filepath.Join(e.spec.ArchiveDir, ErrorsFileName(stem+"-"+e.env.Now().UTC().Format("20060102T150405Z")+".csv"))
 	opts := e.options(errorsFile)
@@ -199,23 +190,23 @@ func (e *entry) importURL(ctx context.Context) error {
 	}
 	var run core.ImportRun
 	if err != nil {
-		run, err = failedRun(ctx, e.env.Service, e.spec.ws, label, opts, err)
+		run, err = failedRun(ctx, e.env.Service, e.Workspace, label, opts, err)
 	} else {
-		run, err = Import(ctx, e.env.Service, e.spec.ws, body, label, opts)
+		run, err = Import(ctx, e.env.Service, e.Workspace, body, label, opts)
 		body.Close()
 	}
-	e.metrics.observe(e.spec.Name, run)
+	e.metrics.observe(e.Name, run)
 	return err
 }
 
 func (e *entry) options(errorsFile string) Options {
 	var last time.Time
 	return Options{
-		Connector:  e.spec.Name,
+		Connector:  e.Name,
 		RecordType: e.spec.recordType,
 		Mapping:    e.spec.Mapping,
 		ErrorsFile: errorsFile,
-		Log:        e.log,
+		Log:        e.Log,
 		Progress: func(r core.ImportRun) {
 			now := e.env.Now()
 			if r.Status != core.ImportRunning || now.Sub(last) < logEvery {
@@ -227,7 +218,7 @@ func (e *entry) options(errorsFile string) Options {
 			}
 			last = now
 			rate := float64(r.Rows) / now.Sub(r.StartedAt).Seconds()
-			e.log.WithFields(logrus.Fields{"file": r.File, "rows": r.Rows, "created": r.Created, "duplicates": r.Duplicates,
+			e.Log.WithFields(logrus.Fields{"file": r.File, "rows": r.Rows, "created": r.Created, "duplicates": r.Duplicates,
 				"failed": r.Failed, "rows_per_second": int(rate)}).Info("csv: importing")
 		},
 	}
@@ -237,29 +228,21 @@ func (e *entry) options(errorsFile string) Options {
 // waiting for their leases to run out: it runs under the entry's lease, so no other replica is importing
 // for the entry. Then it closes the workspace's other abandoned runs (`feedbridge import csv` killed, say).
 func (e *entry) closeInterrupted(ctx context.Context) {
-	runs, err := e.env.Service.ImportRuns(ctx, e.spec.ws)
+	runs, err := e.env.Service.ImportRuns(ctx, e.Workspace)
 	if err != nil {
-		e.log.WithError(err).Warn("csv: list import runs")
+		e.Log.WithError(err).Warn("csv: list import runs")
 		return
 	}
 	for _, r := range runs {
-		if r.Connector != e.spec.Name || r.Status != core.ImportRunning {
+		if r.Connector != e.Name || r.Status != core.ImportRunning {
 			continue
 		}
 		r.Status, r.Error = core.ImportFailed, interruptedError
 		if err := e.env.Service.FinishImport(ctx, r); err != nil {
-			e.log.WithError(err).Warn("csv: close interrupted run")
+			e.Log.WithError(err).Warn("csv: close interrupted run")
 		}
 	}
-	closeAbandoned(ctx, e.env.Service, e.spec.ws, e.log)
-}
-
-func (e *entry) report(ctx context.Context, state string) {
-	st := core.ConnectorStatus{Workspace: e.spec.ws, Name: e.spec.Name, Kind: "csv", State: state,
-		LastSuccessAt: e.lastSuccess, LastError: e.lastError}
-	if err := e.env.Service.ReportConnector(ctx, st); err != nil && ctx.Err() == nil {
-		e.log.WithError(err).Warn("csv: report connector status")
-	}
+	closeAbandoned(ctx, e.env.Service, e.Workspace, e.Log)
 }
 
 // sleep is connectors.Sleep with the context's error when it ends first.

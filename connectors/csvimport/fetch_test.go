@@ -34,11 +34,7 @@ func (e *testEnv) urlEntry(t testing.TB, srv *httptest.Server, path string, chan
 	if change != nil {
 		change(&c)
 	}
-	spec, err := parseConfig(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return newEntry(spec, e.connEnv("replica-a"), tlsFor(srv))
+	return e.newEntry(t, c, tlsFor(srv))
 }
 
 func TestURLSource(t *testing.T) {

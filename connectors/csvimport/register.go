@@ -16,7 +16,7 @@ const sweepEvery = time.Minute
 
 func init() {
 	connectors.Register(connectors.Kind{
-		Name:    "csv",
+		Name:    Kind,
 		Summary: "Scheduled import of CSV files from a local glob or an https:// address; each row becomes a record once.",
 		Config:  func() any { return &Config{} },
 		Build:   Build,

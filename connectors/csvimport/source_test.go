@@ -2,6 +2,7 @@ package csvimport
 
 import (
 	"context"
+	"crypto/tls"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,13 +24,24 @@ func (e *testEnv) entry(t testing.TB, change func(c *Config)) *entry {
 	if change != nil {
 		change(&c)
 	}
+	en := e.newEntry(t, c, nil)
+	en.settle = 0
+	return en
+}
+
+// newEntry checks c as Build does and makes its entry on the env's service.
+func (e *testEnv) newEntry(t testing.TB, c Config, tlsConf *tls.Config) *entry {
+	t.Helper()
+	env := e.connEnv("replica-a")
+	base, err := connectors.NewEntry(Kind, &c, env)
+	if err != nil {
+		t.Fatal(err)
+	}
 	spec, err := parseConfig(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	en := newEntry(spec, e.connEnv("replica-a"), nil)
-	en.settle = 0
-	return en
+	return newEntry(base, spec, env, tlsConf)
 }
 
 func (e *testEnv) connEnv(holder string) connectors.Env {

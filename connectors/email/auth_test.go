@@ -2,6 +2,7 @@ package email
 
 import (
 	"bytes"
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -9,13 +10,16 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/json"
+	"fmt"
 	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -23,6 +27,8 @@ import (
 	"github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-imap/v2/imapserver"
 	"github.com/emersion/go-sasl"
+
+	"github.com/feedbridge/feedbridge/connectors"
 )
 
 func TestWrongPassword(t *testing.T) {
@@ -89,6 +95,75 @@ func TestXOAUTH2(t *testing.T) {
 		if fx.logs.contains(secret) {
 			t.Errorf("secret %q appears in the log", secret)
 		}
+	}
+}
+
+// TestXOAUTH2SecretsReadAtRefresh rotates the client secret and refresh token files between two token
+// refreshes: the second refresh sends the new values, without a restart. A refresh token the server hands
+// back in place of the old one is used until the file changes.
+func TestXOAUTH2SecretsReadAtRefresh(t *testing.T) {
+	type call struct{ secret, refresh string }
+	var (
+		mu    sync.Mutex
+		calls []call
+	)
+	tokenSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := r.ParseForm(); err != nil {
+			t.Error(err)
+		}
+		c := call{r.PostForm.Get("client_secret"), r.PostForm.Get("refresh_token")}
+		if _, secret, ok := r.BasicAuth(); ok {
+			c.secret = secret
+		}
+		mu.Lock()
+		calls = append(calls, c)
+		n := len(calls)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		// Expired at once, so that every use refreshes; the second answer replaces the refresh token.
+		answer := map[string]any{"access_token": fmt.Sprintf("access-%d", n), "token_type": "Bearer", "expires_in": 1}
+		if n == 2 {
+			answer["refresh_token"] = "refresh-from-server"
+		}
+		json.NewEncoder(w).Encode(answer)
+	}))
+	defer tokenSrv.Close()
+	dir := t.TempDir()
+	secretFile, refreshFile := filepath.Join(dir, "client-secret"), filepath.Join(dir, "refresh")
+	write := func(path, v string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(v+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(secretFile, "secret-1")
+	write(refreshFile, "refresh-1")
+	s, err := Build([]map[string]any{validEntry(map[string]any{"auth": "xoauth2", "password": nil,
+		"oauth2": map[string]any{"token_url": tokenSrv.URL, "client_id": "client-1",
+			"client_secret": "file:" + secretFile, "refresh_token": "file:" + refreshFile}})}, connectors.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens := s.(*set).entries[0].tokenSource(context.Background())
+	use := func(want string) {
+		t.Helper()
+		tok, err := tokens.Token()
+		if err != nil || tok.AccessToken != want {
+			t.Fatalf("token %v, %v; want %s", tok, err, want)
+		}
+	}
+	use("access-1")
+	write(secretFile, "secret-2")
+	write(refreshFile, "refresh-2")
+	use("access-2")
+	use("access-3")
+	write(refreshFile, "refresh-3")
+	use("access-4")
+	want := []call{{"secret-1", "refresh-1"}, {"secret-2", "refresh-2"}, {"secret-2", "refresh-from-server"}, {"secret-2", "refresh-3"}}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(calls, want) {
+		t.Errorf("token endpoint got %+v, want %+v", calls, want)
 	}
 }
 

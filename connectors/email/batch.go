@@ -86,7 +86,7 @@ func (e *entry) recoverDone(ctx context.Context, c *imapclient.Client, pos posit
 	}
 	uids := slices.DeleteFunc(data.AllUIDs(), func(u imap.UID) bool { return u > pos.last })
 	if len(uids) > 0 {
-		e.log.WithField("messages", len(uids)).Info("email: finishing messages read before a restart")
+		e.Log.WithField("messages", len(uids)).Info("email: finishing messages read before a restart")
 	}
 	return e.drain(ctx, c, uids, &pos, false)
 }
@@ -150,7 +150,7 @@ func (e *entry) drain(ctx context.Context, c *imapclient.Client, uids []imap.UID
 			}
 		}
 		if moving == nil {
-			moving = e.flushAsync(mover.conn(c, e.log), &pend)
+			moving = e.flushAsync(mover.conn(c, e.Log), &pend)
 		}
 	}
 	if moving != nil {
@@ -230,7 +230,7 @@ func (m *moverConn) close() {
 // worker has finished.
 func (e *entry) stream(ctx context.Context, c *imapclient.Client, uids []imap.UID) <-chan *batch {
 	out := make(chan *batch, 1)
-	p := newParsePool(e.parser, runtime.GOMAXPROCS(0), e.log)
+	p := newParsePool(e.parser, runtime.GOMAXPROCS(0), e.Log)
 	go func() {
 		defer func() {
 			p.close()
@@ -284,7 +284,7 @@ func (e *entry) store(ctx context.Context, msgs []fetched, advance *position) (d
 		subs[len(subs)-1].Checkpoint = &core.Checkpoint{Name: e.spec.checkpointName(), Value: advance.String()}
 		carried = true
 	}
-	results, err := e.env.Service.SubmitBatch(ctx, e.spec.ws, subs)
+	results, err := e.env.Service.SubmitBatch(ctx, e.Workspace, subs)
 	if err != nil {
 		return nil, nil, fmt.Errorf("email: store batch: %w", err)
 	}
@@ -306,7 +306,7 @@ func (e *entry) store(ctx context.Context, msgs []fetched, advance *position) (d
 		done = append(done, f.uid)
 	}
 	if advance != nil && !carried {
-		if err := e.env.Service.SetCheckpoint(ctx, e.spec.ws, e.spec.checkpointName(), advance.String()); err != nil {
+		if err := e.env.Service.SetCheckpoint(ctx, e.Workspace, e.spec.checkpointName(), advance.String()); err != nil {
 			return nil, nil, fmt.Errorf("email: write checkpoint: %w", err)
 		}
 	}
@@ -321,7 +321,7 @@ func (e *entry) retryInvalid(ctx context.Context, sub core.Submission, cause err
 		return core.BatchResult{Err: cause}
 	}
 	sub.CustomerEmail, sub.Checkpoint = "", nil
-	res, err := e.env.Service.Submit(ctx, e.spec.ws, sub)
+	res, err := e.env.Service.Submit(ctx, e.Workspace, sub)
 	if err != nil {
 		return core.BatchResult{Err: err}
 	}
@@ -331,7 +331,7 @@ func (e *entry) retryInvalid(ctx context.Context, sub core.Submission, cause err
 func (e *entry) counted(f fetched, r core.BatchResult) {
 	if r.Created {
 		e.m.created.Inc()
-		if e.log.Logger.IsLevelEnabled(logrus.DebugLevel) { // one line per message: skip its fields unless shown
+		if e.Log.Logger.IsLevelEnabled(logrus.DebugLevel) { // one line per message: skip its fields unless shown
 			e.msgLog(f).WithField("record", r.ID).Debug("email: record created")
 		}
 		return
@@ -342,5 +342,5 @@ func (e *entry) counted(f fetched, r core.BatchResult) {
 
 // msgLog is the logger for one message.
 func (e *entry) msgLog(f fetched) *logrus.Entry {
-	return e.log.WithFields(logrus.Fields{"uid": uint32(f.uid), "message_id": f.msg.MessageID})
+	return e.Log.WithFields(logrus.Fields{"uid": uint32(f.uid), "message_id": f.msg.MessageID})
 }

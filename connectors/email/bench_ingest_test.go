@@ -86,7 +86,7 @@ func BenchmarkIngest(b *testing.B) {
 			processed = tg.box("Processed")
 		}
 		s := fx.build(b, fx.entryConfig(tg, map[string]any{"poll_interval": "1h", "processed_mailbox": processed}))
-		s.entries[0].log.Logger.SetLevel(logrus.InfoLevel) // the daemon's default; the tests log at debug
+		s.entries[0].Log.Logger.SetLevel(logrus.InfoLevel) // the daemon's default; the tests log at debug
 		// The delivered messages and the raw fetches' garbage are gone by now; without a collection here the
 		// heap goal they set would let the ingest's heap grow far past what it needs, hiding its peak and
 		// part of its collector's work.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/emersion/go-imap/v2"
@@ -101,20 +102,52 @@ func (e *entry) login(ctx context.Context, c *imapclient.Client) error {
 	return nil
 }
 
-// tokenSource refreshes access tokens from the refresh token and reuses each until it expires. It lives as
-// long as the entry's run, so reconnects do not fetch a new token every time.
+// tokenSource reuses each access token until it expires and then refreshes it. It lives as long as the
+// entry, so reconnects do not fetch a new token every time.
 func (e *entry) tokenSource(ctx context.Context) oauth2.TokenSource {
 	if e.tokens == nil {
-		o := e.spec.OAuth2
-		// The secrets are read when the run starts its token source; a rotation takes effect at the next run.
-		clientSecret, _ := o.ClientSecret.Value()
-		refresh, _ := o.RefreshToken.Value()
-		cfg := &oauth2.Config{ClientID: o.ClientID, ClientSecret: clientSecret, Endpoint: oauth2.Endpoint{TokenURL: o.TokenURL}}
-		// The token source keeps this context for every refresh; its client must give up on a silent endpoint.
+		// Every refresh keeps this context; its client must give up on a silent endpoint.
 		tctx := context.WithValue(context.WithoutCancel(ctx), oauth2.HTTPClient, &http.Client{Timeout: dialTimeout})
-		e.tokens = cfg.TokenSource(tctx, &oauth2.Token{RefreshToken: refresh})
+		e.tokens = oauth2.ReuseTokenSource(nil, &refresher{ctx: tctx, conf: e.spec.OAuth2})
 	}
 	return e.tokens
+}
+
+// refresher runs the refresh-token flow with the client secret and refresh token read at each refresh, so
+// that a rotated secret file is used by the next refresh without a restart. A refresh token that the
+// server replaces in its answer is used from then on, until the configured one changes.
+type refresher struct {
+	ctx  context.Context
+	conf OAuth2Config
+
+	mu         sync.Mutex
+	configured string // the refresh token last read from the configuration
+	current    string // the refresh token to send: configured, or the server's replacement
+}
+
+func (r *refresher) Token() (*oauth2.Token, error) {
+	secret, err := r.conf.ClientSecret.Value()
+	if err != nil {
+		return nil, fmt.Errorf("oauth2.client_secret: %w", err)
+	}
+	refresh, err := r.conf.RefreshToken.Value()
+	if err != nil {
+		return nil, fmt.Errorf("oauth2.refresh_token: %w", err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if refresh != r.configured {
+		r.configured, r.current = refresh, refresh
+	}
+	cfg := &oauth2.Config{ClientID: r.conf.ClientID, ClientSecret: secret, Endpoint: oauth2.Endpoint{TokenURL: r.conf.TokenURL}}
+	tok, err := cfg.TokenSource(r.ctx, &oauth2.Token{RefreshToken: r.current}).Token()
+	if err != nil {
+		return nil, err
+	}
+	if tok.RefreshToken != "" {
+		r.current = tok.RefreshToken
+	}
+	return tok, nil
 }
 
 // xoauth2Client is the XOAUTH2 SASL mechanism of Gmail and Microsoft 365.

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/feedbridge/feedbridge/connectors"
-	"github.com/feedbridge/feedbridge/core"
 )
 
 // Config is one `connectors.email` entry: one mailbox of one IMAP account, bound to a workspace.
@@ -55,28 +54,20 @@ const (
 // spec is a validated Config with its defaults applied.
 type spec struct {
 	Config
-	ws   core.ID
 	idle bool
 }
 
 // checkpointName is the checkpoint that holds this mailbox's UIDVALIDITY and last UID.
 func (s *spec) checkpointName() string { return "email:" + s.Name + ":" + s.Mailbox }
 
-// parseConfig validates an entry and applies defaults, without any network call.
+// parseConfig validates an entry (all but its name and workspace, which connectors.Entries checks) and
+// applies defaults, without any network call.
 func parseConfig(c Config) (*spec, error) {
 	var errs []error
 	bad := func(key, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: %s", key, fmt.Sprintf(format, args...)))
 	}
 	s := &spec{Config: c, idle: c.Idle == nil || *c.Idle}
-	if strings.TrimSpace(c.Name) == "" {
-		bad("name", "is required")
-	}
-	if id, err := core.ParseID(c.Workspace); err != nil {
-		bad("workspace", "must be a workspace id (24 hex characters)")
-	} else {
-		s.ws = id
-	}
 	if s.Security == "" {
 		s.Security = SecurityTLS
 	}

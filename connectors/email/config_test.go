@@ -128,14 +128,3 @@ func TestPosition(t *testing.T) {
 		}
 	}
 }
-
-func TestBackoff(t *testing.T) {
-	e := &entry{backoffMin: time.Second, backoffMax: 5 * time.Minute}
-	for failures, want := range map[int]time.Duration{1: time.Second, 2: 2 * time.Second, 5: 16 * time.Second, 20: 5 * time.Minute} {
-		for range 20 {
-			if d := e.backoff(failures); d < want/2 || d > want {
-				t.Fatalf("backoff(%d) = %v, want within [%v, %v]", failures, d, want/2, want)
-			}
-		}
-	}
-}

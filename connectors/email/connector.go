@@ -2,8 +2,6 @@ package email
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"sync"
 
 	"github.com/feedbridge/feedbridge/connectors"
@@ -16,27 +14,21 @@ var _ connectors.Builder = Build
 func Build(entries []map[string]any, env connectors.Env) (connectors.Set, error) {
 	env = env.WithDefaults()
 	m := newMetrics(env.Metrics)
-	s := &set{env: env}
-	var errs []error
-	for i, raw := range entries {
-		name := connectors.EntryName(raw, i)
-		var c Config
-		if err := connectors.Decode(raw, &c); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", name, err))
-			continue
-		}
-		sp, err := parseConfig(c)
+	es, err := connectors.Entries(Kind, entries, env, func(en connectors.Entry, c *Config) (*entry, error) {
+		sp, err := parseConfig(*c)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", name, err))
-			continue
+			return nil, err
 		}
-		s.entries = append(s.entries, newEntry(sp, env, m))
-	}
-	if err := errors.Join(errs...); err != nil {
+		return newEntry(en, sp, env, m), nil
+	})
+	if err != nil {
 		return nil, err
 	}
-	return s, nil
+	return &set{env: env, entries: es}, nil
 }
+
+// Kind is the key of this connector under `connectors:`.
+const Kind = "email"
 
 type set struct {
 	env     connectors.Env
@@ -50,7 +42,7 @@ func (s *set) Run(ctx context.Context) error {
 	}
 	var wg sync.WaitGroup
 	for _, e := range s.entries {
-		wg.Go(func() { connectors.RunExclusive(ctx, s.env, "email:"+e.spec.Name, e.run) })
+		wg.Go(func() { e.RunExclusive(ctx, s.env, e.run) })
 	}
 	wg.Wait()
 	return nil

@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	"github.com/emersion/go-imap/v2"
@@ -14,7 +13,6 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/feedbridge/feedbridge/connectors"
-	"github.com/feedbridge/feedbridge/core"
 )
 
 // Connector states shown by GET /api/connectors.
@@ -25,46 +23,38 @@ const (
 	StateStopped    = "stopped"    // the daemon shut down
 )
 
-// Backoff bounds for reconnecting after server and network faults.
-const (
-	backoffMin = time.Second
-	backoffMax = 5 * time.Minute
-)
-
 // statusEvery throttles status writes while everything is fine; state changes are written at once.
 const statusEvery = 10 * time.Second
 
 // entry polls one configured mailbox.
 type entry struct {
+	connectors.Entry
 	spec      *spec
 	env       connectors.Env
-	log       *logrus.Entry
 	parser    *Parser
 	m         *mailboxMetrics
 	tlsConfig *tls.Config
 	tokens    oauth2.TokenSource
 	wake      chan struct{} // new mail announced by the server (EXISTS)
 
-	backoffMin, backoffMax time.Duration
-	batch                  int // messages per fetch and per store transaction
-	disposeEvery           int // handled messages moved or flagged together
-	state                  string
-	lastError              string
-	lastSuccess            time.Time
-	lastReport             time.Time
+	backoff      connectors.Backoff // between reconnects after server and network faults
+	batch        int                // messages per fetch and per store transaction
+	disposeEvery int                // handled messages moved or flagged together
+	state        string
+	lastReport   time.Time
 }
 
-func newEntry(s *spec, env connectors.Env, m *metrics) *entry {
+func newEntry(en connectors.Entry, s *spec, env connectors.Env, m *metrics) *entry {
+	en.Log = en.Log.WithField("mailbox", s.Mailbox)
 	return &entry{
+		Entry:        en,
 		spec:         s,
 		env:          env,
-		log:          env.Log.WithFields(logrus.Fields{"connector": s.Name, "workspace": s.ws, "mailbox": s.Mailbox}),
 		parser:       NewParser(s.InternalDomains).withAuthservID(s.AuthservID),
 		m:            m.forMailbox(s.Name, s.Mailbox),
 		tlsConfig:    tlsDefaults(),
 		wake:         make(chan struct{}, 1),
-		backoffMin:   backoffMin,
-		backoffMax:   backoffMax,
+		backoff:      connectors.DefaultBackoff,
 		batch:        batchSize,
 		disposeEvery: disposeEvery,
 	}
@@ -96,24 +86,13 @@ func (e *entry) run(ctx context.Context) error {
 			failures = 0
 		}
 		failures++
-		delay := e.backoff(failures)
-		e.lastError = err.Error()
-		e.log.WithError(err).WithField("retry_in", delay.Round(time.Millisecond).String()).Warn("email: mailbox poll failed")
+		delay := e.backoff.Delay(failures)
+		e.Failed(err.Error())
+		e.Log.WithError(err).WithField("retry_in", delay.Round(time.Millisecond).String()).Warn("email: mailbox poll failed")
 		e.report(ctx, StateError, true)
 		connectors.Sleep(ctx, delay)
 	}
 	return nil
-}
-
-// backoff is exponential from backoffMin, capped at backoffMax, with jitter over its upper half so that
-// replicas and mailboxes do not reconnect in step.
-func (e *entry) backoff(failures int) time.Duration {
-	d := e.backoffMin
-	for i := 1; i < failures && d < e.backoffMax; i++ {
-		d *= 2
-	}
-	d = min(d, e.backoffMax)
-	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
 }
 
 // session connects, reads everything new and then waits for mail, until an error. progressed says whether
@@ -162,13 +141,13 @@ func (e *entry) session(ctx context.Context) (progressed bool, err error) {
 // position reads the checkpoint. After a UIDVALIDITY change the old UIDs mean nothing, so the mailbox is
 // read again from the start; the Message-ID dedup keys keep that from creating duplicates.
 func (e *entry) position(ctx context.Context, uidValidity uint32) (position, error) {
-	v, err := e.env.Service.Checkpoint(ctx, e.spec.ws, e.spec.checkpointName())
+	v, err := e.env.Service.Checkpoint(ctx, e.Workspace, e.spec.checkpointName())
 	if err != nil {
 		return position{}, fmt.Errorf("email: read checkpoint: %w", err)
 	}
 	pos, ok := parsePosition(v)
 	if ok && pos.uidValidity != uidValidity {
-		e.log.WithFields(logrus.Fields{"old_uidvalidity": pos.uidValidity, "uidvalidity": uidValidity}).
+		e.Log.WithFields(logrus.Fields{"old_uidvalidity": pos.uidValidity, "uidvalidity": uidValidity}).
 			Warn("email: UIDVALIDITY changed; reading the mailbox again (known messages are skipped as duplicates)")
 	}
 	if !ok || pos.uidValidity != uidValidity {
@@ -211,13 +190,13 @@ func (e *entry) wait(ctx context.Context, c *imapclient.Client) error {
 
 // succeeded records a completed poll in the metrics and, throttled, in the connector status.
 func (e *entry) succeeded(ctx context.Context) {
-	first := e.lastSuccess.IsZero()
-	e.lastSuccess = e.env.Now()
-	e.m.lastSuccess.Set(float64(e.lastSuccess.UnixNano()) / 1e9)
+	first := e.LastSuccess().IsZero()
+	e.Succeeded(e.env.Now())
+	e.m.lastSuccess.Set(float64(e.LastSuccess().UnixNano()) / 1e9)
 	e.report(ctx, StateRunning, first)
 }
 
-// report writes the connector status when the state changed (or force), or when the last write is older
+// report writes the connector status (connectors.Entry.Report) when the state changed (or force), or when the last write is older
 // than statusEvery.
 func (e *entry) report(ctx context.Context, state string, force bool) {
 	now := e.env.Now()
@@ -225,11 +204,5 @@ func (e *entry) report(ctx context.Context, state string, force bool) {
 		return
 	}
 	e.state, e.lastReport = state, now
-	err := e.env.Service.ReportConnector(ctx, core.ConnectorStatus{
-		Workspace: e.spec.ws, Name: e.spec.Name, Kind: "email", State: state,
-		LastSuccessAt: e.lastSuccess, LastError: e.lastError,
-	})
-	if err != nil && ctx.Err() == nil {
-		e.log.WithError(err).Warn("email: report connector status")
-	}
+	e.Report(ctx, state)
 }

@@ -82,7 +82,7 @@ func (fx *fixture) build(t testing.TB, entries ...map[string]any) *set {
 	}
 	st := s.(*set)
 	for _, e := range st.entries {
-		e.backoffMin, e.backoffMax = 20*time.Millisecond, 200*time.Millisecond
+		e.backoff = connectors.Backoff{Min: 20 * time.Millisecond, Max: 200 * time.Millisecond}
 	}
 	return st
 }

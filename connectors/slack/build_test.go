@@ -2,6 +2,7 @@ package slack
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,9 +23,9 @@ func TestBuildRejectsBadEntries(t *testing.T) {
 		entries []map[string]any
 		want    string
 	}{
-		{"unknown key", []map[string]any{{"name": "a", "workspace": testWS, "signing_secert": "x"}}, `slack "a": unknown keys: signing_secert`},
-		{"missing secret", []map[string]any{{"name": "a", "workspace": testWS}}, `slack "a": signing_secret is required`},
-		{"secret file missing", []map[string]any{{"name": "a", "workspace": testWS, "signing_secret": "file:/nonexistent/slack"}}, `slack "a": signing_secret`},
+		{"unknown key", []map[string]any{{"name": "a", "workspace": testWS, "signing_secert": "x"}}, `a: unknown keys: signing_secert`},
+		{"missing secret", []map[string]any{{"name": "a", "workspace": testWS}}, `a: signing_secret: is required`},
+		{"secret file missing", []map[string]any{{"name": "a", "workspace": testWS, "signing_secret": "file:/nonexistent/slack"}}, `a: signing_secret: secret:`},
 		{"bad command kind", []map[string]any{{"name": "a", "workspace": testWS, "signing_secret": "x", "commands": map[string]any{"/bug": "task"}}},
 			`/bug must be feedback or idea`},
 	}
@@ -50,13 +51,43 @@ func TestBuildReadsSecretFiles(t *testing.T) {
 	h := newHarness(t)
 	ws := h.workspace("Acme", -1)
 	path := filepath.Join(t.TempDir(), "slack-signing")
-	if err := os.WriteFile(path, []byte("from-a-file\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeSecret(t, path, "from-a-file")
 	h.start([]map[string]any{entry("acme-slack", ws, "file:"+path)}, nil)
 	h.secrets = append(h.secrets, "from-a-file")
 	if got := h.command("from-a-file", "T0ACME", "/feedback", "Signed with the file's secret"); !strings.HasPrefix(got, "Saved Feedback") {
 		t.Errorf("answer %q", got)
+	}
+}
+
+// TestBotTokenReadAtUse rotates the bot token file between two calls to Slack's Web API: the second call
+// carries the new token, without a restart.
+func TestBotTokenReadAtUse(t *testing.T) {
+	h := newHarness(t)
+	ws := h.workspace("Acme", -1)
+	path := filepath.Join(t.TempDir(), "slack-bot")
+	writeSecret(t, path, "xoxb-before")
+	h.secrets = append(h.secrets, "xoxb-before", "xoxb-after")
+	h.start([]map[string]any{entry("acme-slack", ws, "s3cret-one", "bot_token", "file:"+path)}, nil)
+	openModal := func() {
+		t.Helper()
+		if status, body := h.post("/slack/commands", "s3cret-one", h.commandForm("T0ACME", "/idea", ""), nil); status != http.StatusOK || len(body) != 0 {
+			t.Fatalf("answer %d %q, want the modal (200, no body)", status, body)
+		}
+	}
+	openModal()
+	writeSecret(t, path, "xoxb-after")
+	openModal()
+	calls := h.stub.wait(t, "/api/views.open", 2)
+	if calls[0].Auth != "Bearer xoxb-before" || calls[1].Auth != "Bearer xoxb-after" {
+		t.Errorf("Authorization headers %q then %q, want the token before and after the rotation", calls[0].Auth, calls[1].Auth)
+	}
+}
+
+// writeSecret writes a secret file as Docker and Kubernetes do, with a trailing newline.
+func writeSecret(t testing.TB, path, v string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(v+"\n"), 0o600); err != nil {
+		t.Fatal(err)
 	}
 }
 

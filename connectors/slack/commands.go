@@ -54,17 +54,17 @@ func (s *Set) handleCommand(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, ephemeral(notConnected))
 		return
 	}
-	log := a.log.WithFields(logrus.Fields{"team": cmd.TeamID, "user": cmd.UserID, "command": cmd.Command})
+	log := a.Log.WithFields(logrus.Fields{"team": cmd.TeamID, "user": cmd.UserID, "command": cmd.Command})
 	if n := r.Header.Get("X-Slack-Retry-Num"); n != "" {
 		log = log.WithField("retry", n)
 	}
-	kind, ok := a.Commands[cmd.Command]
+	kind, ok := a.cfg.Commands[cmd.Command]
 	if !ok {
 		writeJSON(w, ephemeral("feedbridge does not know the command `"+outgoing.Replace(cmd.Command)+"`."))
 		return
 	}
 	parsed, err := ParseText(cmd.Text)
-	modal := kind == kindIdea && a.api != nil
+	modal := kind == kindIdea && a.bot != nil
 	switch {
 	case err != nil:
 		writeJSON(w, ephemeral("Add a title after the customer address.\n"+usage(cmd.Command, kind, modal)))

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/feedbridge/feedbridge/connectors"
-	"github.com/feedbridge/feedbridge/core"
 )
 
 // Config is one connectors.slack entry: one Slack app, or one team of an app, feeding one
@@ -31,58 +30,43 @@ func defaultCommands() map[string]string {
 	return map[string]string{"/feedback": kindFeedback, "/idea": kindIdea}
 }
 
-// validate checks one entry without any network call and fills in defaults. Errors name the entry and
-// the key, never a secret's value.
+// validate checks one entry, all but its name and workspace (connectors.Entries checks those), without
+// any network call, and fills in defaults. Errors name the key, never a secret's value.
 func (c *Config) validate() error {
 	var errs []error
-	bad := func(format string, args ...any) {
-		errs = append(errs, fmt.Errorf("slack %q: "+format, append([]any{c.Name}, args...)...))
-	}
-	if strings.TrimSpace(c.Name) == "" {
-		bad("name is required")
-	}
-	if !core.ValidID(c.Workspace) {
-		bad("workspace must be a workspace id (24 lowercase hex characters)")
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", key, fmt.Sprintf(format, args...)))
 	}
 	if c.SigningSecret == "" {
-		bad("signing_secret is required")
+		bad("signing_secret", "is required")
 	}
 	if len(c.Commands) == 0 {
 		c.Commands = defaultCommands()
 	}
 	for name, kind := range c.Commands {
 		if !strings.HasPrefix(name, "/") || len(name) < 2 || strings.ContainsAny(name, " \t\n") {
-			bad("commands: %q is not a slash command name such as /feedback", name)
+			bad("commands", "%q is not a slash command name such as /feedback", name)
 		}
 		switch strings.ToLower(kind) {
 		case kindFeedback, kindIdea:
 			c.Commands[name] = strings.ToLower(kind)
 		default:
-			bad("commands: %s must be feedback or idea, not %q", name, kind)
+			bad("commands", "%s must be feedback or idea, not %q", name, kind)
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// validateAll checks every entry and that each request can reach exactly one of them: names are unique,
-// and entries sharing a signing secret (one app, several teams) have distinct team_id values.
-func validateAll(cfgs []Config) error {
+// checkRoutes checks that each request can reach exactly one entry: entries sharing a signing secret (one
+// app, several teams) must have distinct team_id values.
+func checkRoutes(cfgs []Config) error {
 	var errs []error
-	names := map[string]bool{}
 	type route struct{ secret, team string }
 	routes := map[route]string{}
-	for i := range cfgs {
-		c := &cfgs[i]
-		if err := c.validate(); err != nil {
-			errs = append(errs, err)
-		}
-		if names[c.Name] {
-			errs = append(errs, fmt.Errorf("slack %q: name is used by another entry", c.Name))
-		}
-		names[c.Name] = true
+	for _, c := range cfgs {
 		key := route{string(c.SigningSecret), c.TeamID}
 		if other, dup := routes[key]; dup {
-			errs = append(errs, fmt.Errorf("slack %q: same signing_secret and team_id as entry %q; set team_id to tell them apart", c.Name, other))
+			errs = append(errs, fmt.Errorf("%s: team_id: same signing_secret and team_id as entry %q; set team_id to tell them apart", c.Name, other))
 		}
 		routes[key] = c.Name
 	}

@@ -9,30 +9,34 @@ import (
 
 const testWS = "65f1a2b3c4d5e6f708192a3b"
 
-func TestValidateAll(t *testing.T) {
-	valid := func(name, secret, team string) Config {
-		return Config{Name: name, Workspace: testWS, SigningSecret: connectors.Secret(secret), TeamID: team}
+// TestBuildValidates checks every entry as config check does: each problem names the entry and the key.
+func TestBuildValidates(t *testing.T) {
+	valid := func(name, secret, team string) map[string]any {
+		return map[string]any{"name": name, "workspace": testWS, "signing_secret": secret, "team_id": team}
 	}
+	with := func(e map[string]any, k string, v any) map[string]any { e[k] = v; return e }
 	tests := []struct {
-		name  string
-		cfgs  []Config
-		wants []string // substrings of the error; none means valid
+		name    string
+		entries []map[string]any
+		wants   []string // substrings of the error; none means valid
 	}{
-		{"one entry", []Config{valid("a", "s1", "")}, nil},
-		{"one app two teams", []Config{valid("a", "s1", "T1"), valid("b", "s1", "T2")}, nil},
-		{"two apps", []Config{valid("a", "s1", ""), valid("b", "s2", "")}, nil},
-		{"missing everything", []Config{{}}, []string{"name is required", "workspace must be", "signing_secret is required"}},
-		{"bad workspace", []Config{{Name: "a", Workspace: "acme", SigningSecret: "s"}}, []string{`slack "a": workspace must be`}},
-		{"duplicate name", []Config{valid("a", "s1", ""), valid("a", "s2", "")}, []string{"name is used by another entry"}},
-		{"ambiguous routing", []Config{valid("a", "s1", "T1"), valid("b", "s1", "T1")}, []string{`same signing_secret and team_id as entry "a"`}},
-		{"bad command name", []Config{{Name: "a", Workspace: testWS, SigningSecret: "s", Commands: map[string]string{"feedback": "feedback"}}},
-			[]string{`"feedback" is not a slash command name`}},
-		{"bad command kind", []Config{{Name: "a", Workspace: testWS, SigningSecret: "s", Commands: map[string]string{"/bug": "bug"}}},
-			[]string{`/bug must be feedback or idea, not "bug"`}},
+		{"one entry", []map[string]any{valid("a", "s1", "")}, nil},
+		{"one app two teams", []map[string]any{valid("a", "s1", "T1"), valid("b", "s1", "T2")}, nil},
+		{"two apps", []map[string]any{valid("a", "s1", ""), valid("b", "s2", "")}, nil},
+		{"missing everything", []map[string]any{{}}, []string{"#1: name: is required", "#1: workspace: must be", "#1: signing_secret: is required"}},
+		{"bad workspace", []map[string]any{with(valid("a", "s", ""), "workspace", "acme")}, []string{`a: workspace: must be`}},
+		{"duplicate name", []map[string]any{valid("a", "s1", ""), valid("a", "s2", "")}, []string{"a: name: is used by another entry"}},
+		{"ambiguous routing", []map[string]any{valid("a", "s1", "T1"), valid("b", "s1", "T1")}, []string{`b: team_id: same signing_secret and team_id as entry "a"`}},
+		{"ambiguous routing beside another problem", []map[string]any{valid("a", "s1", ""), valid("b", "s1", ""), {"name": "c"}},
+			[]string{`b: team_id: same signing_secret`, "c: signing_secret: is required"}},
+		{"bad command name", []map[string]any{with(valid("a", "s", ""), "commands", map[string]any{"feedback": "feedback"})},
+			[]string{`a: commands: "feedback" is not a slash command name`}},
+		{"bad command kind", []map[string]any{with(valid("a", "s", ""), "commands", map[string]any{"/bug": "bug"})},
+			[]string{`a: commands: /bug must be feedback or idea, not "bug"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := validateAll(tt.cfgs)
+			_, err := Build(tt.entries, connectors.Env{})
 			if len(tt.wants) == 0 {
 				if err != nil {
 					t.Fatalf("unexpected error: %v", err)
@@ -47,8 +51,8 @@ func TestValidateAll(t *testing.T) {
 					t.Errorf("error %q does not contain %q", err, w)
 				}
 			}
-			for _, c := range tt.cfgs {
-				if c.SigningSecret != "" && strings.Contains(err.Error(), string(c.SigningSecret)+"\"") {
+			for _, e := range tt.entries {
+				if s, _ := e["signing_secret"].(string); s != "" && strings.Contains(err.Error(), s+"\"") {
 					t.Errorf("error names a secret: %v", err)
 				}
 			}

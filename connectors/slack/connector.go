@@ -3,14 +3,11 @@ package slack
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/sirupsen/logrus"
-	slackgo "github.com/slack-go/slack"
 
 	"github.com/feedbridge/feedbridge/connectors"
 	"github.com/feedbridge/feedbridge/core"
@@ -41,10 +38,9 @@ func defaultOptions() options {
 
 // app is one configured entry, ready to serve.
 type app struct {
-	Config
-	workspace core.ID
-	api       *slackgo.Client // nil without a bot_token: no shortcut author lookup, no modal
-	log       *logrus.Entry
+	connectors.Entry
+	cfg Config // validated, its commands normalized
+	bot *bot   // nil without a bot_token: no shortcut author lookup, no modal
 }
 
 // Set serves every configured Slack app on the same two endpoints.
@@ -66,6 +62,9 @@ var (
 	_ connectors.Builder = Build
 )
 
+// Kind is the key of this connector under `connectors:`.
+const Kind = "slack"
+
 // Build makes the Slack connector from the connectors.slack entries. It validates every entry without any
 // network call and reports all problems at once; env.Service may be nil when only validating (config check).
 func Build(entries []map[string]any, env connectors.Env) (connectors.Set, error) {
@@ -73,57 +72,29 @@ func Build(entries []map[string]any, env connectors.Env) (connectors.Set, error)
 }
 
 func build(entries []map[string]any, env connectors.Env, opts options) (*Set, error) {
-	cfgs := make([]Config, len(entries))
-	var errs []error
-	decoded := true
-	for i, e := range entries {
-		if err := connectors.Decode(e, &cfgs[i]); err != nil {
-			errs = append(errs, fmt.Errorf("slack %q: %w", connectors.EntryName(e, i), err))
-			// An unknown key leaves the rest of the entry decoded: its other problems are listed too.
-			decoded = decoded && strings.HasPrefix(err.Error(), "unknown keys")
+	env = env.WithDefaults()
+	apps, err := connectors.Entries(Kind, entries, env, func(en connectors.Entry, c *Config) (*app, error) {
+		if err := c.validate(); err != nil {
+			return nil, err
 		}
+		return &app{Entry: en, cfg: *c, bot: newBot(c.BotToken, opts)}, nil
+	})
+	cfgs := make([]Config, len(apps))
+	for i, a := range apps {
+		cfgs[i] = a.cfg
 	}
-	if decoded {
-		errs = append(errs, validateAll(cfgs))
-	}
-	if err := errors.Join(errs...); err != nil {
+	if err := errors.Join(err, checkRoutes(cfgs)); err != nil {
 		return nil, err
 	}
-	log := env.Log
-	if log == nil {
-		log = logrus.NewEntry(logrus.New())
-	}
-	// One log vocabulary for every kind: connector_kind (set by the registry), connector (the entry's
-	// name) and workspace.
 	m, err := newMetrics(env.Metrics)
 	if err != nil {
 		return nil, err
 	}
-	s := &Set{svc: env.Service, log: log, cfgs: cfgs, opts: opts, metrics: m}
-	for _, c := range cfgs {
-		a := &app{Config: c, workspace: core.ID(c.Workspace), log: log.WithFields(logrus.Fields{"connector": c.Name, "workspace": c.Workspace})}
-		if c.BotToken != "" {
-			apiOpts := []slackgo.Option{slackgo.OptionHTTPClient(opts.httpClient)}
-			if opts.apiURL != "" {
-				apiOpts = append(apiOpts, slackgo.OptionAPIURL(opts.apiURL))
-			}
-			// The bot token is read when the entry is built; a rotated token needs a restart (or a reload).
-			token, err := c.BotToken.Value()
-			if err != nil {
-				return nil, fmt.Errorf("slack %q: bot_token: %w", c.Name, err)
-			}
-			a.api = slackgo.New(token, apiOpts...)
-		}
-		s.apps = append(s.apps, a)
-		s.secrets = append(s.secrets, c.SigningSecret)
-	}
-	now := env.Now
-	if now == nil {
-		now = time.Now
-	}
-	s.status = connectors.NewBoard(s.svc, "slack", now)
-	for _, a := range s.apps {
-		s.status.Add(a.Name, a.workspace)
+	s := &Set{svc: env.Service, log: env.Log.WithField("connector_kind", Kind), apps: apps, cfgs: cfgs, opts: opts, metrics: m,
+		status: connectors.NewBoard(env.Service, Kind, env.Now)}
+	for _, a := range apps {
+		s.status.Add(a.Name, a.Workspace)
+		s.secrets = append(s.secrets, a.cfg.SigningSecret)
 	}
 	return s, nil
 }

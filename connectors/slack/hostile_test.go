@@ -46,7 +46,7 @@ func TestBackgroundWorkRecovers(t *testing.T) {
 	h.start([]map[string]any{entry("acme-slack", ws, "s3cret-one")}, nil)
 	h.set.background(func() {
 		var a *app
-		_ = a.workspace // a nil pointer, as an unforeseen input might cause
+		_ = a.Workspace // a nil pointer, as an unforeseen input might cause
 	})
 	h.set.bg.Wait()
 	logs := h.logs.String()

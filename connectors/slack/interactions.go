@@ -43,7 +43,7 @@ func (s *Set) handleInteraction(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	log := a.log.WithFields(logrus.Fields{"team": team, "user": cb.User.ID, "interaction": cb.Type})
+	log := a.Log.WithFields(logrus.Fields{"team": team, "user": cb.User.ID, "interaction": cb.Type})
 	if n := r.Header.Get("X-Slack-Retry-Num"); n != "" {
 		log = log.WithField("retry", n)
 	}
@@ -90,10 +90,10 @@ func (s *Set) saveMessage(a *app, team string, cb slackgo.InteractionCallback, l
 // author looks up the message author's address with the bot token. Slack hides it without the
 // users:read.email scope and for some guests and external users; then the record simply has no customer.
 func (s *Set) author(ctx context.Context, a *app, user string, log *logrus.Entry) (email, name string) {
-	if a.api == nil || user == "" {
+	if a.bot == nil || user == "" {
 		return "", ""
 	}
-	u, err := a.api.GetUserInfoContext(ctx, user)
+	u, err := a.bot.userInfo(ctx, user)
 	if err != nil {
 		log.WithError(err).Warn("slack: users.info failed; saving without a customer")
 		return "", ""
@@ -112,12 +112,12 @@ func (s *Set) author(ctx context.Context, a *app, user string, log *logrus.Entry
 // confirm tells the user who used the shortcut what happened: ephemerally in the message's thread with
 // the bot token, else (or when the bot is not in the channel) through the response_url.
 func (s *Set) confirm(ctx context.Context, a *app, cb slackgo.InteractionCallback, ts, text string, log *logrus.Entry) {
-	if a.api != nil {
+	if a.bot != nil {
 		thread := cb.Message.ThreadTimestamp
 		if thread == "" {
 			thread = ts
 		}
-		_, err := a.api.PostEphemeralContext(ctx, cb.Channel.ID, cb.User.ID,
+		err := a.bot.postEphemeral(ctx, cb.Channel.ID, cb.User.ID,
 			slackgo.MsgOptionText(text, false), slackgo.MsgOptionTS(thread))
 		if err == nil {
 			return

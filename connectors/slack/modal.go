@@ -44,7 +44,7 @@ func (s *Set) openIdeaModal(w http.ResponseWriter, r *http.Request, a *app, cmd 
 	defer cancel()
 	view, err := s.ideaModal(ctx, a, cmd.ChannelID)
 	if err == nil {
-		_, err = a.api.OpenViewContext(ctx, cmd.TriggerID, view)
+		err = a.bot.openView(ctx, cmd.TriggerID, view)
 	}
 	if err != nil {
 		log.WithError(err).Warn("slack: could not open the idea form")
@@ -59,15 +59,15 @@ func (s *Set) openIdeaModal(w http.ResponseWriter, r *http.Request, a *app, cmd 
 // ideaModal builds the form from the workspace's products, tags and users. The channel travels in the
 // private metadata so that a late outcome can be posted where /idea was typed.
 func (s *Set) ideaModal(ctx context.Context, a *app, channel string) (slackgo.ModalViewRequest, error) {
-	products, err := s.svc.Products(ctx, a.workspace)
+	products, err := s.svc.Products(ctx, a.Workspace)
 	if err != nil {
 		return slackgo.ModalViewRequest{}, fmt.Errorf("slack: products: %w", err)
 	}
-	tags, err := s.svc.Tags(ctx, a.workspace)
+	tags, err := s.svc.Tags(ctx, a.Workspace)
 	if err != nil {
 		return slackgo.ModalViewRequest{}, fmt.Errorf("slack: tags: %w", err)
 	}
-	users, err := s.svc.Users(ctx, a.workspace)
+	users, err := s.svc.Users(ctx, a.Workspace)
 	if err != nil {
 		return slackgo.ModalViewRequest{}, fmt.Errorf("slack: users: %w", err)
 	}
@@ -147,14 +147,14 @@ func (s *Set) submitIdeaModal(w http.ResponseWriter, a *app, team string, cb sla
 		writeJSON(w, slackgo.NewClearViewSubmissionResponse())
 		s.background(func() {
 			text := s.settle(a, "modal", <-ch, log)
-			if a.api == nil {
+			if a.bot == nil {
 				// Without a bot token there is no channel to post to; the record is saved all the same.
 				log.Warn("slack: the idea form's outcome cannot be shown without a bot_token")
 				return
 			}
 			ctx, cancel := deliveryContext()
 			defer cancel()
-			if _, err := a.api.PostEphemeralContext(ctx, cb.View.PrivateMetadata, cb.User.ID, slackgo.MsgOptionText(text, false)); err != nil {
+			if err := a.bot.postEphemeral(ctx, cb.View.PrivateMetadata, cb.User.ID, slackgo.MsgOptionText(text, false)); err != nil {
 				log.WithError(err).Warn("slack: could not deliver the idea form's outcome")
 			}
 		})

@@ -21,7 +21,7 @@ type outcome struct {
 
 // save writes one record for a. A suspended or deleted workspace takes nothing, as through the API.
 func (s *Set) save(ctx context.Context, a *app, sub core.Submission) (core.Result, error) {
-	ws, err := s.svc.Workspace(ctx, a.workspace)
+	ws, err := s.svc.Workspace(ctx, a.Workspace)
 	switch {
 	case errors.Is(err, core.ErrNotFound):
 		return core.Result{}, core.ErrWorkspaceNotFound
@@ -31,7 +31,7 @@ func (s *Set) save(ctx context.Context, a *app, sub core.Submission) (core.Resul
 		return core.Result{}, core.ErrWorkspaceNotFound
 	}
 	sub.Source = source
-	return s.svc.Submit(ctx, a.workspace, sub)
+	return s.svc.Submit(ctx, a.Workspace, sub)
 }
 
 // saveAsync starts a save that outlives the request: Slack gets its answer within 3 s even when the store

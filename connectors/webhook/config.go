@@ -63,7 +63,8 @@ const (
 	DefaultQueueAfter      = time.Second
 )
 
-// entrySpec is a validated entry, ready to serve.
+// entrySpec is a validated entry, ready to serve. Its name and workspace are checked by connectors.Entries,
+// which gives ws.
 type entrySpec struct {
 	Config
 	ws         core.ID
@@ -75,7 +76,8 @@ type entrySpec struct {
 	paths      fieldPaths
 }
 
-// parseConfig applies the preset and the defaults and validates an entry, without any network call.
+// parseConfig applies the preset and the defaults and validates an entry (all but what
+// connectors.Entries checks), without any network call.
 func parseConfig(c Config) (*entrySpec, error) {
 	var errs []error
 	bad := func(key, format string, args ...any) {
@@ -91,15 +93,8 @@ func parseConfig(c Config) (*entrySpec, error) {
 	}
 	applyDefaults(&c)
 	e := &entrySpec{Config: c, prefix: *c.SignaturePrefix}
-	if strings.TrimSpace(c.Name) == "" {
-		bad("name", "is required")
-	} else if strings.ContainsAny(c.Name, "/?#% \t") {
+	if strings.ContainsAny(c.Name, "/?#% \t") {
 		bad("name", "is part of the URL /hooks/<name>: no /, ?, #, %% or spaces")
-	}
-	if id, err := core.ParseID(c.Workspace); err != nil {
-		bad("workspace", "must be a workspace id (24 hex characters)")
-	} else {
-		e.ws = id
 	}
 	switch strings.ToLower(c.Auth) {
 	case AuthHMAC:

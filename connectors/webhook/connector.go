@@ -2,7 +2,6 @@ package webhook
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -52,7 +51,8 @@ type Set struct {
 	queue    *queue
 }
 
-// entry is one validated entry with its logger.
+// entry is one validated entry with its logger (connectors.Entry's, which names the kind, the entry and
+// its workspace).
 type entry struct {
 	*entrySpec
 	log *logrus.Entry
@@ -62,7 +62,6 @@ type entry struct {
 // call; env.Service is nil when the config is only checked.
 func Build(raw []map[string]any, env connectors.Env) (connectors.Set, error) {
 	env = env.WithDefaults()
-	log, now := env.Log, env.Now
 	requests, err := connectors.CounterVec(env.Metrics, prometheus.CounterOpts{
 		Name: "feedbridge_webhook_requests_total",
 		Help: "Inbound webhook deliveries by entry and outcome.",
@@ -70,32 +69,22 @@ func Build(raw []map[string]any, env connectors.Env) (connectors.Set, error) {
 	if err != nil {
 		return nil, fmt.Errorf("metrics: %w", err)
 	}
-	s := &Set{svc: env.Service, log: log, now: now, entries: map[string]*entry{},
-		board: connectors.NewBoard(env.Service, Kind, now), requests: requests}
-	var errs []error
-	for i, r := range raw {
-		name := connectors.EntryName(r, i)
-		var c Config
-		if err := decodeEntry(r, &c); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", name, err))
-			continue
-		}
-		spec, err := parseConfig(c)
+	order, err := connectors.Entries(Kind, raw, env, func(en connectors.Entry, c *Config) (*entry, error) {
+		spec, err := parseConfig(*c)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", name, err))
-			continue
+			return nil, err
 		}
-		if s.entries[spec.Name] != nil {
-			errs = append(errs, fmt.Errorf("%s: name is used by another entry", name))
-			continue
-		}
-		en := &entry{entrySpec: spec, log: log.WithFields(logrus.Fields{"connector": spec.Name, "workspace": spec.ws})}
-		s.entries[spec.Name] = en
-		s.order = append(s.order, en)
-		s.board.Add(spec.Name, spec.ws)
-	}
-	if err := errors.Join(errs...); err != nil {
+		spec.ws = en.Workspace
+		return &entry{entrySpec: spec, log: en.Log}, nil
+	})
+	if err != nil {
 		return nil, err
+	}
+	s := &Set{svc: env.Service, log: env.Log, now: env.Now, entries: map[string]*entry{}, order: order,
+		board: connectors.NewBoard(env.Service, Kind, env.Now), requests: requests}
+	for _, en := range order {
+		s.entries[en.Name] = en
+		s.board.Add(en.Name, en.ws)
 	}
 	if s.queue, err = newQueue(env.Metrics, s.order); err != nil {
 		return nil, fmt.Errorf("metrics: %w", err)

@@ -32,10 +32,6 @@ type Store struct {
 
 var _ core.Store = (*Store)(nil)
 
-// searchRest is how long a workspace's search turn stays taken after a search, as a multiple of the
-// search's own time: a workspace searching without pause keeps at most half of one backend busy.
-const searchRest = 1.0
-
 // readLimit is the longest a listing runs before it is cancelled and answered as unavailable.
 const readLimit = 10 * time.Second
 
@@ -68,7 +64,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		pool.Close()
 		return nil, fail("open", err)
 	}
-	s := &Store{pool: pool, leases: leases, known: newKnown(), searches: fairshare.NewGate(1, searchRest)}
+	s := &Store{pool: pool, leases: leases, known: newKnown(), searches: fairshare.NewSearchGate()}
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
 		return nil, err

@@ -73,10 +73,6 @@ const readers = 4
 // searches never wait on each other's backlog, only on their own.
 const searchReaders = 2
 
-// searchRest is how long a workspace's search turn stays taken after a search, as a multiple of the
-// search's own time: a workspace searching without pause uses at most half of one reader's time.
-const searchRest = 1.0
-
 // readLimit is the longest a listing runs before it is interrupted and answered as unavailable.
 const readLimit = 10 * time.Second
 
@@ -115,7 +111,7 @@ func open(ctx context.Context, path string, busy time.Duration, mode Mode) (*Sto
 		w.Close()
 		return nil, openError(path, err)
 	}
-	s := &Store{w: w, wc: newStmtCache(w), path: path, now: time.Now, busy: busy, searches: fairshare.NewGate(1, searchRest), readLimit: readLimit,
+	s := &Store{w: w, wc: newStmtCache(w), path: path, now: time.Now, busy: busy, searches: fairshare.NewSearchGate(), readLimit: readLimit,
 		role: mode, turn: openTurn(path, mode),
 		lead: make(chan struct{}, 1), nums: map[core.ID]int64{}, quit: make(chan struct{}), stopped: make(chan struct{}),
 		resolved: newResolved(), kick: make(chan struct{}, 1), urgent: make(chan struct{}, 1), indexed: make(chan struct{}), checkpointed: make(chan struct{})}

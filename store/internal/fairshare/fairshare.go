@@ -15,13 +15,14 @@ import (
 )
 
 // Gate admits at most per concurrent holders for each key (a workspace id); further callers wait their
-// turn or give up when their context ends. A place that was held for a while stays taken for rest times
-// as long after it is given back, so one key's holders together run at most 1/(1+rest) of the time per
-// place: a workspace whose every search is slow gets a bounded share of the machine, while quick
-// searches hardly wait at all.
+// turn or give up when their context ends. A place held longer than free stays taken, after it is given
+// back, for rest times the part of the hold beyond free, so one key whose every hold is long runs at most
+// about 1/(1+rest) of the time per place: a workspace whose every search is slow gets a bounded share of
+// the machine, while a quick search never makes the next one wait.
 type Gate struct {
 	per   int
 	rest  float64
+	free  time.Duration
 	mu    sync.Mutex
 	slots map[string]*slot
 }
@@ -32,10 +33,22 @@ type slot struct {
 }
 
 // NewGate makes a gate of per holders per key (at least one) that rest after each hold for rest times
-// its length (0: not at all).
-func NewGate(per int, rest float64) *Gate {
-	return &Gate{per: max(per, 1), rest: max(rest, 0), slots: map[string]*slot{}}
+// its length beyond free (rest 0: not at all).
+func NewGate(per int, rest float64, free time.Duration) *Gate {
+	return &Gate{per: max(per, 1), rest: max(rest, 0), free: max(free, 0), slots: map[string]*slot{}}
 }
+
+// Searches: a workspace runs one search at a time, and a search that ran longer than searchFree keeps its
+// turn resting for as long again as it ran beyond that. A workspace that searches without pause, every
+// search slow, keeps at most about half of one reader busy; one whose searches are quick, or whose user
+// pauses between them, never waits for a rest.
+const (
+	searchRest = 1.0
+	searchFree = 50 * time.Millisecond
+)
+
+// NewSearchGate is the gate both stores put before every search, keyed by workspace.
+func NewSearchGate() *Gate { return NewGate(1, searchRest, searchFree) }
 
 // Enter waits for one of key's places and returns the function that gives it back; it fails with the
 // context's error when ctx ends first.
@@ -55,7 +68,7 @@ func (g *Gate) Enter(ctx context.Context, key string) (func(), error) {
 		return func() {
 			once.Do(func() {
 				free := func() { <-s.ch; g.leave(key, s) }
-				if pause := time.Duration(float64(time.Since(start)) * g.rest); pause > time.Millisecond {
+				if pause := time.Duration(float64(time.Since(start)-g.free) * g.rest); pause > time.Millisecond {
 					time.AfterFunc(pause, free)
 				} else {
 					free()

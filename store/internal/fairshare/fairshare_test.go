@@ -60,7 +60,7 @@ func TestInterleave(t *testing.T) {
 }
 
 func TestGate(t *testing.T) {
-	g := NewGate(1, 0)
+	g := NewGate(1, 0, 0)
 	ctx := context.Background()
 	leaveA, err := g.Enter(ctx, "a")
 	if err != nil {
@@ -112,9 +112,10 @@ func TestCap(t *testing.T) {
 	}
 }
 
-// TestGateRests: after a hold of some length the place stays taken for rest times that length.
+// TestGateRests: after a hold of some length the place stays taken for rest times that length beyond the
+// free part; a hold shorter than the free part leaves the place free at once.
 func TestGateRests(t *testing.T) {
-	g := NewGate(1, 1)
+	g := NewGate(1, 1, 20*time.Millisecond)
 	ctx := context.Background()
 	leave, err := g.Enter(ctx, "a")
 	if err != nil {
@@ -137,4 +138,17 @@ func TestGateRests(t *testing.T) {
 		t.Fatalf("after the rest: %v", err)
 	}
 	again()
+
+	quick, err := g.Enter(ctx, "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	quick() // held for far less than the free part
+	right, cancel3 := context.WithTimeout(ctx, 5*time.Millisecond)
+	defer cancel3()
+	next, err := g.Enter(right, "c")
+	if err != nil {
+		t.Fatalf("right after a quick hold: want the place free, got %v", err)
+	}
+	next()
 }

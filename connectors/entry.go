@@ -1,0 +1,175 @@
+package connectors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/feedbridge/feedbridge/core"
+)
+
+// Entry is what every entry of every kind has, built and checked here so that all kinds agree: its kind
+// and its name (unique within the kind), the workspace its records go to, a logger with the one field
+// vocabulary (connector_kind, connector, workspace), and its last success and error for GET
+// /api/connectors. A kind's own entry type embeds it.
+type Entry struct {
+	Kind      string
+	Name      string
+	Workspace core.ID
+	Log       *logrus.Entry
+
+	svc         *core.Service // nil when the config is only checked
+	lastSuccess time.Time
+	lastError   string
+}
+
+// NewEntry checks the name and workspace of c, a pointer to a decoded config struct whose string fields
+// tagged koanf:"name" and koanf:"workspace" hold them, and returns the Entry they describe.
+func NewEntry(kind string, c any, env Env) (Entry, error) {
+	env = env.WithDefaults()
+	name, ws := identity(c)
+	var errs []error
+	if strings.TrimSpace(name) == "" {
+		errs = append(errs, errors.New("name: is required"))
+	}
+	id, err := core.ParseID(ws)
+	if err != nil {
+		errs = append(errs, errors.New("workspace: must be a workspace id (24 lowercase hex characters)"))
+	}
+	log := env.Log.WithFields(logrus.Fields{"connector_kind": kind, "connector": name, "workspace": ws})
+	return Entry{Kind: kind, Name: name, Workspace: id, Log: log, svc: env.Service}, errors.Join(errs...)
+}
+
+// identity reads the name and workspace keys of a decoded config struct.
+func identity(c any) (name, workspace string) {
+	v := reflect.Indirect(reflect.ValueOf(c))
+	if v.Kind() != reflect.Struct {
+		return "", ""
+	}
+	for i := range v.NumField() {
+		f := v.Field(i)
+		if f.Kind() != reflect.String {
+			continue
+		}
+		switch v.Type().Field(i).Tag.Get("koanf") {
+		case "name":
+			name = f.String()
+		case "workspace":
+			workspace = f.String()
+		}
+	}
+	return name, workspace
+}
+
+// Entries builds the entries of one kind from its raw config, the same way for every kind: each raw entry
+// is decoded into a new C (see Decode), its name and workspace are checked (NewEntry) and its name must
+// not repeat another entry's, then parse checks the rest of it and returns what the kind runs. Every
+// problem of every entry is returned at once, one error each, prefixed by the entry's name ("#2" when it
+// has none). The entries that had no problem are returned along with the error, so that a kind can still
+// check them against each other (Slack's routing) and list that too.
+func Entries[C, E any](kind string, raw []map[string]any, env Env, parse func(en Entry, c *C) (E, error)) ([]E, error) {
+	env = env.WithDefaults()
+	var (
+		out  []E
+		errs []error
+	)
+	seen := make(map[string]bool, len(raw))
+	for i, r := range raw {
+		var (
+			c        C
+			problems []error
+		)
+		unknown, err := decode(r, &c)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", EntryName(r, i), err))
+			continue
+		}
+		problems = append(problems, unknown...)
+		en, err := NewEntry(kind, &c, env)
+		problems = append(problems, err)
+		if seen[en.Name] {
+			problems = append(problems, errors.New("name: is used by another entry"))
+		}
+		seen[en.Name] = en.Name != ""
+		e, err := parse(en, &c)
+		problems = append(problems, err)
+		if n := len(errs); appendNamed(&errs, EntryName(r, i), problems) == n {
+			out = append(out, e)
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// appendNamed appends each problem, prefixed by the entry's name, to errs and returns the new length.
+// Joined errors are taken apart, so that each problem stands on its own line.
+func appendNamed(errs *[]error, name string, problems []error) int {
+	for _, p := range problems {
+		if p == nil {
+			continue
+		}
+		if j, ok := p.(interface{ Unwrap() []error }); ok {
+			appendNamed(errs, name, j.Unwrap())
+			continue
+		}
+		*errs = append(*errs, fmt.Errorf("%s: %w", name, p))
+	}
+	return len(*errs)
+}
+
+// Lease is the name of the lease the entry holds while it runs on one replica: "<kind>:<name>".
+func (e *Entry) Lease() string { return e.Kind + ":" + e.Name }
+
+// RunExclusive runs fn under the entry's lease (see the function RunExclusive), logging with the entry's
+// fields.
+func (e *Entry) RunExclusive(ctx context.Context, env Env, fn func(ctx context.Context) error) {
+	env.Log = e.Log
+	RunExclusive(ctx, env, e.Lease(), fn)
+}
+
+// Succeeded notes a success at t; the last error no longer describes the entry.
+func (e *Entry) Succeeded(t time.Time) { e.lastSuccess, e.lastError = t, "" }
+
+// Failed notes a fault of feedbridge or of the outside source, kept until the next success. msg is shown by
+// GET /api/connectors: it must hold no secret.
+func (e *Entry) Failed(msg string) { e.lastError = msg }
+
+// LastSuccess is when the entry last succeeded; zero before its first success.
+func (e *Entry) LastSuccess() time.Time { return e.lastSuccess }
+
+// Report writes the entry's state with its last success and error for GET /api/connectors. A store that is
+// down costs a log line; without a service (config check) nothing is written.
+func (e *Entry) Report(ctx context.Context, state string) {
+	if e.svc == nil {
+		return
+	}
+	st := core.ConnectorStatus{Workspace: e.Workspace, Name: e.Name, Kind: e.Kind, State: state,
+		LastSuccessAt: e.lastSuccess, LastError: e.lastError}
+	if err := e.svc.ReportConnector(ctx, st); err != nil && ctx.Err() == nil {
+		e.Log.WithError(err).Warn(e.Kind + ": report connector status")
+	}
+}
+
+// Backoff is how long an entry waits before it tries again after failures in a row: exponential from Min,
+// capped at Max, with jitter over the upper half so that replicas and entries do not retry in step.
+type Backoff struct {
+	Min, Max time.Duration
+}
+
+// DefaultBackoff is for reconnecting to an outside service after its faults.
+var DefaultBackoff = Backoff{Min: time.Second, Max: 5 * time.Minute}
+
+// Delay is the pause after the given number of failures in a row (1 for the first).
+func (b Backoff) Delay(failures int) time.Duration {
+	d := b.Min
+	for i := 1; i < failures && d < b.Max; i++ {
+		d *= 2
+	}
+	d = min(d, b.Max)
+	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
+}
