@@ -49,8 +49,9 @@ func TestExampleConfigLoadsAndValidates(t *testing.T) {
 	if errs := c.Validate(); len(errs) > 0 {
 		t.Fatalf("validate: %v", errs)
 	}
-	if len(c.Connectors["slack"]) == 0 || len(c.Connectors["email"]) == 0 || len(c.Connectors["csv"]) == 0 {
-		t.Fatal("the example should show an entry of the slack, email and csv kinds")
+	if len(c.Connectors["slack"]) == 0 || len(c.Connectors["email"]) == 0 || len(c.Connectors["csv"]) == 0 ||
+		len(c.Connectors["webhook"]) == 0 {
+		t.Fatal("the example should show an entry of the slack, email, csv and webhook kinds")
 	}
 }
 

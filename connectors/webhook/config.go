@@ -32,6 +32,9 @@ type Config struct {
 	Source            string  `koanf:"source" default:"Other" doc:"Source label when the mapping gives none."`
 	RecordType        string  `koanf:"record_type" default:"Feedback" doc:"Type of the created records: Feedback or Idea."`
 	MaxBody           int64   `koanf:"max_body" default:"1048576" doc:"Largest accepted body in bytes; larger: 413."`
+
+	QueueOver  *int          `koanf:"queue_over" default:"20" doc:"A delivery of more items than this is stored as received, answered 202 and turned into records in the background; 0 queues every delivery."`
+	QueueAfter time.Duration `koanf:"queue_after" default:"1s" doc:"A delivery whose records are not written within this time is stored instead and answered 202."`
 }
 
 // Mapping holds one path per record field. Paths are read from each record element (see Each); a path
@@ -56,6 +59,8 @@ const (
 	DefaultSignatureHeader = "X-Signature"
 	DefaultTimestampWindow = 5 * time.Minute
 	DefaultMaxBody         = 1 << 20
+	DefaultQueueOver       = 20
+	DefaultQueueAfter      = time.Second
 )
 
 // entrySpec is a validated entry, ready to serve. Its name and workspace are checked by connectors.Entries,
@@ -139,6 +144,12 @@ func parseConfig(c Config) (*entrySpec, error) {
 	if c.MaxBody <= 0 || c.MaxBody > 64<<20 {
 		bad("max_body", "must be between 1 and 67108864 bytes")
 	}
+	if *c.QueueOver < 0 {
+		bad("queue_over", "must be 0 or more")
+	}
+	if c.QueueAfter < 0 {
+		bad("queue_after", "must be positive")
+	}
 	paths, err := compileMapping(c.Mapping)
 	if err != nil {
 		errs = append(errs, err)
@@ -169,6 +180,13 @@ func applyDefaults(c *Config) {
 	}
 	if c.MaxBody == 0 {
 		c.MaxBody = DefaultMaxBody
+	}
+	if c.QueueOver == nil {
+		n := DefaultQueueOver
+		c.QueueOver = &n
+	}
+	if c.QueueAfter == 0 {
+		c.QueueAfter = DefaultQueueAfter
 	}
 }
 

@@ -48,6 +48,7 @@ type Set struct {
 	order    []*entry
 	board    *connectors.Board
 	requests *prometheus.CounterVec
+	queue    *queue
 }
 
 // entry is one validated entry with its logger (connectors.Entry's, which names the kind, the entry and
@@ -85,6 +86,9 @@ func Build(raw []map[string]any, env connectors.Env) (connectors.Set, error) {
 		s.entries[en.Name] = en
 		s.board.Add(en.Name, en.ws)
 	}
+	if s.queue, err = newQueue(env.Metrics, s.order); err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
 	return s, nil
 }
 
@@ -93,9 +97,10 @@ func (s *Set) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /hooks/{name}", s.serve)
 }
 
-// Run reports the entries' states until ctx ends. Deliveries are served by the HTTP server, which drains
-// them on shutdown; nothing here outlives a request.
+// Run reports the entries' states and writes queued deliveries until ctx ends. Deliveries are served by
+// the HTTP server, which drains them on shutdown; a queued delivery being written may finish first.
 func (s *Set) Run(ctx context.Context) error {
+	workers := s.startWorkers(ctx)
 	for _, en := range s.order {
 		en.log.Info("webhook: listening on /hooks/" + en.Name)
 	}
@@ -105,6 +110,7 @@ func (s *Set) Run(ctx context.Context) error {
 	for {
 		select {
 		case <-ctx.Done():
+			workers.Wait()
 			stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 			s.flush(stop, StateStopped, true)
 			cancel()

@@ -9,6 +9,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/sirupsen/logrus"
@@ -16,10 +17,11 @@ import (
 	"github.com/feedbridge/feedbridge/core"
 )
 
-// serve answers POST /hooks/{name}: 201 with the records (created or already there), 401 when the
-// signature or token fails, 400 for a payload the mapping cannot read, 413 over max_body, 415 for a body
-// that is not JSON, 403 when the workspace is suspended. The signature is checked before the body is
-// parsed; a refused delivery writes nothing.
+// serve answers POST /hooks/{name}: 201 with the records (created or already there), 202 with a delivery
+// id when the delivery is queued (see queue.go: more than queue_over items, or records not written within
+// queue_after), 401 when the signature or token fails, 400 for a payload the mapping cannot read, 413 over
+// max_body, 415 for a body that is not JSON, 403 when the workspace is suspended. The signature is checked
+// before the body is parsed and the mapping before a delivery is queued; a refused delivery writes nothing.
 func (s *Set) serve(w http.ResponseWriter, r *http.Request) {
 	en := s.entries[r.PathValue("name")]
 	if en == nil {
@@ -68,27 +70,69 @@ func (s *Set) serve(w http.ResponseWriter, r *http.Request) {
 		answer(w, http.StatusBadRequest, err.Error(), "The payload does not hold what this webhook's mapping expects.")
 		return
 	}
-	results, err := s.submit(r.Context(), en, recs)
-	if err != nil {
-		var ve *core.ValidationError
-		switch {
-		case errors.As(err, &ve):
-			outcome("bad_request")
-			answer(w, http.StatusBadRequest, err.Error(), ve.Message)
-		case errors.Is(err, core.ErrWorkspaceNotFound):
-			outcome("refused")
-			answer(w, http.StatusForbidden, "workspace not found", "The workspace of this webhook is missing or suspended.")
-		case errors.Is(err, core.ErrIdeaLimit):
-			outcome("refused")
-			answer(w, http.StatusPaymentRequired, "idea limit reached", "The workspace has reached its idea limit.")
-		default:
-			s.fail(w, en, err, "the record could not be saved")
+	if len(recs) > *en.QueueOver {
+		if err := s.check(submissions(recs)); err != nil {
+			s.refuse(w, en, err, "the delivery could not be checked")
+			return
 		}
+		s.enqueue(w, r, en, body, len(recs))
 		return
 	}
-	outcome("created")
-	s.board.Succeeded(en.Name)
-	writeJSON(w, http.StatusCreated, results)
+	wctx, cancel := context.WithTimeout(r.Context(), en.QueueAfter)
+	results, err := s.submit(wctx, en.ws, recs)
+	late := errors.Is(wctx.Err(), context.DeadlineExceeded)
+	cancel()
+	switch {
+	case err != nil && late && !refusedForGood(err) && r.Context().Err() == nil:
+		// The store is slow: keep the delivery rather than keep the sender waiting. Whatever of the
+		// write went through is found by its dedup keys when the worker writes it.
+		s.enqueue(w, r, en, body, len(recs))
+	case err != nil:
+		s.refuse(w, en, err, "the record could not be saved")
+	default:
+		outcome("created")
+		s.board.Succeeded(en.Name)
+		writeJSON(w, http.StatusCreated, results)
+	}
+}
+
+// enqueue stores the authenticated, mapped delivery for the entry's worker and answers 202.
+func (s *Set) enqueue(w http.ResponseWriter, r *http.Request, en *entry, body []byte, items int) {
+	d, err := s.svc.QueueWebhookDelivery(r.Context(), en.ws, en.Name, body)
+	if err != nil {
+		s.refuse(w, en, err, "the delivery could not be queued")
+		return
+	}
+	s.requests.WithLabelValues(en.Name, "queued").Inc()
+	s.queue.nudge(en.Name)
+	writeJSON(w, http.StatusAccepted, queued{Success: true, Queued: true, DeliveryID: d.ID, Items: items})
+}
+
+// refuse answers a write the service refused with its status; anything else is a 500.
+func (s *Set) refuse(w http.ResponseWriter, en *entry, err error, what string) {
+	outcome := func(o string) { s.requests.WithLabelValues(en.Name, o).Inc() }
+	var ve *core.ValidationError
+	switch {
+	case errors.As(err, &ve):
+		outcome("bad_request")
+		answer(w, http.StatusBadRequest, err.Error(), ve.Message)
+	case errors.Is(err, core.ErrWorkspaceNotFound):
+		outcome("refused")
+		answer(w, http.StatusForbidden, "workspace not found", "The workspace of this webhook is missing or suspended.")
+	case errors.Is(err, core.ErrIdeaLimit):
+		outcome("refused")
+		answer(w, http.StatusPaymentRequired, "idea limit reached", "The workspace has reached its idea limit.")
+	default:
+		s.fail(w, en, err, what)
+	}
+}
+
+// queued is the 202 body: the delivery is kept and its records are written shortly.
+type queued struct {
+	Success    bool    `json:"success"`
+	Queued     bool    `json:"queued"`
+	DeliveryID core.ID `json:"delivery_id"`
+	Items      int     `json:"items"`
 }
 
 // created is the 201 body.
@@ -102,17 +146,12 @@ type recordSeen struct {
 	Created bool    `json:"created"` // false: this item was delivered before
 }
 
-// submit writes every record of a delivery in one transaction, or none: each is checked first, so one bad
-// item refuses the delivery whole and the sender's retry finds nothing half done.
-func (s *Set) submit(ctx context.Context, en *entry, recs []record) (created, error) {
-	subs := make([]core.Submission, len(recs))
-	var labels bool
-	for i, r := range recs {
-		subs[i] = r.sub
-		labels = labels || len(r.tags) > 0
-	}
-	if labels {
-		tags, err := s.svc.Tags(ctx, en.ws)
+// submit writes every record of a delivery into ws in one transaction, or none: each is checked first, so
+// one bad item refuses the delivery whole and the sender's retry finds nothing half done.
+func (s *Set) submit(ctx context.Context, ws core.ID, recs []record) (created, error) {
+	subs := submissions(recs)
+	if slices.ContainsFunc(recs, func(r record) bool { return len(r.tags) > 0 }) {
+		tags, err := s.svc.Tags(ctx, ws)
 		if err != nil {
 			return created{}, err
 		}
@@ -123,19 +162,17 @@ func (s *Set) submit(ctx context.Context, en *entry, recs []record) (created, er
 	}
 	out := created{Success: true, Records: make([]recordSeen, len(subs))}
 	if len(subs) == 1 {
-		res, err := s.svc.Submit(ctx, en.ws, subs[0])
+		res, err := s.svc.Submit(ctx, ws, subs[0])
 		if err != nil {
 			return created{}, err
 		}
 		out.Records[0] = recordSeen{ID: res.Record.ID, Created: res.Created}
 		return out, nil
 	}
-	for _, sub := range subs {
-		if err := s.svc.Check(sub); err != nil {
-			return created{}, err
-		}
+	if err := s.check(subs); err != nil {
+		return created{}, err
 	}
-	res, err := s.svc.SubmitBatch(ctx, en.ws, subs)
+	res, err := s.svc.SubmitBatch(ctx, ws, subs)
 	if err != nil {
 		return created{}, err
 	}
@@ -146,6 +183,25 @@ func (s *Set) submit(ctx context.Context, en *entry, recs []record) (created, er
 		out.Records[i] = recordSeen{ID: r.ID, Created: r.Created}
 	}
 	return out, nil
+}
+
+// check applies every rule of the service to each submission without writing, so that one bad item
+// refuses the delivery whole, before it is written or queued.
+func (s *Set) check(subs []core.Submission) error {
+	for _, sub := range subs {
+		if err := s.svc.Check(sub); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func submissions(recs []record) []core.Submission {
+	subs := make([]core.Submission, len(recs))
+	for i, r := range recs {
+		subs[i] = r.sub
+	}
+	return subs
 }
 
 // fail answers 500 with an error id that the log line carries too; the cause stays in the log.

@@ -24,32 +24,84 @@ import (
 	"github.com/feedbridge/feedbridge/store/sqlite"
 )
 
-// harness is a real SQLite-backed service with the connector's routes on a real HTTP server.
+// harness is a real service (SQLite unless a test opens another store) with the connector's routes on a
+// real HTTP server.
 type harness struct {
-	t    testing.TB
-	ctx  context.Context
-	svc  *core.Service
-	ws   core.ID
-	set  *Set
-	srv  *httptest.Server
-	logs *testkit.Buffer
+	t     testing.TB
+	ctx   context.Context
+	open  func() core.Store // opens the same data again on each call
+	st    core.Store
+	svc   *core.Service
+	ws    core.ID
+	set   *Set
+	srv   *httptest.Server
+	logs  *testkit.Buffer
+	stops []func() // ends the running Set and closes the store, in that order
 }
 
 func newHarness(t testing.TB) *harness {
 	t.Helper()
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "feedbridge.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	h := &harness{t: t, ctx: ctx, svc: core.NewService(st, core.Options{}), logs: &testkit.Buffer{}}
-	ws, err := h.svc.CreateWorkspace(ctx, "Acme", core.PlanPro, -1)
+	path := filepath.Join(t.TempDir(), "feedbridge.db")
+	return newHarnessOn(t, func() core.Store {
+		st, err := sqlite.Open(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	})
+}
+
+// newHarnessOn runs on the store open returns, with a fresh workspace.
+func newHarnessOn(t testing.TB, open func() core.Store) *harness {
+	t.Helper()
+	h := &harness{t: t, ctx: context.Background(), open: open, logs: &testkit.Buffer{}}
+	h.connect()
+	t.Cleanup(h.shutdown)
+	ws, err := h.svc.CreateWorkspace(h.ctx, "Acme", core.PlanPro, -1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	h.ws = ws.ID
 	return h
+}
+
+func (h *harness) connect() {
+	h.st = h.open()
+	h.svc = core.NewService(h.st, core.Options{})
+	st := h.st
+	h.stops = append(h.stops, func() { st.Close() })
+}
+
+// shutdown stops what runs, newest first: the Set's Run, then the store it used.
+func (h *harness) shutdown() {
+	for i := len(h.stops) - 1; i >= 0; i-- {
+		h.stops[i]()
+	}
+	h.stops = nil
+}
+
+// restart stops the daemon's part (Set, server, store) and builds it again on the same data and entries,
+// as a restarted daemon does.
+func (h *harness) restart(entries ...map[string]any) {
+	h.t.Helper()
+	h.srv.Close()
+	h.shutdown()
+	h.connect()
+	h.start(entries...)
+}
+
+// run runs the Set (status and queue workers) until the test ends or the harness restarts.
+func (h *harness) run() {
+	ctx, cancel := context.WithCancel(h.ctx)
+	done := make(chan error, 1)
+	set := h.set
+	go func() { done <- set.Run(ctx) }()
+	h.stops = append(h.stops, func() {
+		cancel()
+		if err := <-done; err != nil {
+			h.t.Errorf("run: %v", err)
+		}
+	})
 }
 
 // start builds the connector from raw entries, as the daemon does, and serves its routes.

@@ -1,0 +1,189 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/sirupsen/logrus"
+
+	"github.com/feedbridge/feedbridge/connectors"
+	"github.com/feedbridge/feedbridge/core"
+)
+
+// Queued deliveries. A delivery of more than queue_over items, or one whose records are not written within
+// queue_after, is stored as received in one write and answered 202; the entry's worker then turns it into
+// records. Its items carry the same dedup keys as when written at once (the external id, or the element's
+// content), so a delivery written twice (a worker that died between writing the records and removing the
+// delivery, or a write that went on after its budget ran out) still gives each record once. A delivery
+// that cannot be written is retried with a growing wait; one refused for good (workspace suspended, idea
+// limit, a mapping that no longer reads it) or failing queueAttempts times is kept as failed with its error.
+const (
+	queueLease    = time.Minute      // a worker that dies holding a delivery gives it up after this
+	queuePoll     = 5 * time.Second  // how often a worker looks for deliveries another replica or an earlier run left
+	queueAttempts = 5                // attempts before a delivery that keeps failing is kept as failed
+	queueRetry    = 5 * time.Second  // wait after the first failed attempt, doubled after each
+	queueGrace    = 10 * time.Second // a delivery being written when the connector stops may finish within this
+)
+
+// queue is the workers' shared state: the worker name that holds claims, and a wake-up per entry so a
+// delivery queued by this process is written at once rather than at the next poll.
+type queue struct {
+	worker   string
+	wake     map[string]chan struct{}
+	outcomes *prometheus.CounterVec
+}
+
+func newQueue(reg prometheus.Registerer, entries []*entry) (*queue, error) {
+	outcomes, err := connectors.CounterVec(reg, prometheus.CounterOpts{
+		Name: "feedbridge_webhook_queued_total",
+		Help: "Webhook deliveries answered 202, by entry and what the worker did: written, retry, or failed (kept with its error).",
+	}, "connector", "outcome")
+	if err != nil {
+		return nil, err
+	}
+	q := &queue{worker: "webhook-" + string(core.NewID()), wake: map[string]chan struct{}{}, outcomes: outcomes}
+	for _, en := range entries {
+		q.wake[en.Name] = make(chan struct{}, 1)
+	}
+	return q, nil
+}
+
+// nudge wakes the entry's worker; a wake-up already pending covers this one.
+func (q *queue) nudge(name string) {
+	select {
+	case q.wake[name] <- struct{}{}:
+	default:
+	}
+}
+
+// startWorkers runs one worker per entry until ctx ends; Wait returns once they have stopped.
+func (s *Set) startWorkers(ctx context.Context) *sync.WaitGroup {
+	var wg sync.WaitGroup
+	if s.svc == nil {
+		return &wg
+	}
+	for _, en := range s.order {
+		wg.Go(func() { s.work(ctx, en) })
+	}
+	return &wg
+}
+
+// work writes the entry's due deliveries, then waits for a nudge or the next poll.
+func (s *Set) work(ctx context.Context, en *entry) {
+	poll := time.NewTicker(queuePoll)
+	defer poll.Stop()
+	for {
+		for s.writeNext(ctx, en) {
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.queue.wake[en.Name]:
+		case <-poll.C:
+		}
+	}
+}
+
+// writeNext claims one due delivery and writes it; false when none is due, the store cannot be read or
+// the connector stops.
+func (s *Set) writeNext(ctx context.Context, en *entry) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	ds, err := s.svc.ClaimWebhookDeliveries(ctx, en.Name, s.queue.worker, 1, queueLease)
+	if err != nil || len(ds) == 0 {
+		if err != nil && ctx.Err() == nil {
+			en.log.WithError(err).Warn("webhook: claim queued deliveries")
+		}
+		return false
+	}
+	// A stop does not interrupt a delivery being written: that would cost it an attempt for nothing.
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), queueGrace)
+	defer cancel()
+	s.settle(wctx, en, ds[0])
+	return true
+}
+
+// settle writes a claimed delivery's records and removes it, or records why it failed.
+func (s *Set) settle(ctx context.Context, en *entry, d core.WebhookDelivery) {
+	log := en.log.WithFields(logrus.Fields{"delivery": d.ID, "attempt": d.Attempts})
+	var err error
+	if d.Attempts > queueAttempts {
+		// Every earlier attempt ended without a word (the worker died): stop before it takes the process again.
+		err = fmt.Errorf("gave up: %d attempts did not finish", d.Attempts-1)
+	} else if err = s.writeQueued(ctx, en, d); err == nil {
+		if err := s.svc.FinishWebhookDelivery(ctx, d, s.queue.worker); err != nil {
+			// The records are there; taken again after its lease, the delivery finds them and creates nothing.
+			log.WithError(err).Warn("webhook: remove a written delivery")
+		}
+		s.queue.outcomes.WithLabelValues(en.Name, "written").Inc()
+		s.board.Succeeded(en.Name)
+		return
+	}
+	final := refusedForGood(err) || d.Attempts >= queueAttempts
+	if ferr := s.svc.FailWebhookDelivery(ctx, d, s.queue.worker, err.Error(), s.now().Add(retryWait(d.Attempts)), final); ferr != nil {
+		log.WithError(ferr).Warn("webhook: record a failed delivery") // taken again after its lease
+	}
+	if !final {
+		s.queue.outcomes.WithLabelValues(en.Name, "retry").Inc()
+		log.WithError(err).Warn("webhook: queued delivery not written; it will be retried")
+		return
+	}
+	s.queue.outcomes.WithLabelValues(en.Name, "failed").Inc()
+	log.WithError(err).Error("webhook: queued delivery not written; kept as failed")
+	s.board.Failed(en.Name, fmt.Sprintf("queued delivery %s kept as failed: %s", d.ID, publicReason(err)))
+}
+
+// writeQueued turns a stored delivery into records in the workspace it was received for. An item without
+// a mapped creation time is dated when the delivery arrived, not when it was written.
+func (s *Set) writeQueued(ctx context.Context, en *entry, d core.WebhookDelivery) error {
+	recs, err := en.extract(d.Body)
+	if err != nil {
+		return err
+	}
+	for i := range recs {
+		if recs[i].sub.CreatedAt.IsZero() {
+			recs[i].sub.CreatedAt = d.CreatedAt
+		}
+	}
+	_, err = s.submit(ctx, d.Workspace, recs)
+	return err
+}
+
+// refusedForGood reports an error no retry will change.
+func refusedForGood(err error) bool {
+	var (
+		ve *core.ValidationError
+		ie *inputError
+	)
+	return errors.As(err, &ve) || errors.As(err, &ie) ||
+		errors.Is(err, core.ErrWorkspaceNotFound) || errors.Is(err, core.ErrIdeaLimit)
+}
+
+// publicReason is what GET /api/connectors may show of err: the refusal, never a store's own message.
+func publicReason(err error) string {
+	var (
+		ve *core.ValidationError
+		ie *inputError
+	)
+	switch {
+	case errors.As(err, &ve):
+		return ve.Message
+	case errors.As(err, &ie):
+		return ie.msg
+	case errors.Is(err, core.ErrWorkspaceNotFound):
+		return "the workspace is missing or suspended"
+	case errors.Is(err, core.ErrIdeaLimit):
+		return "the workspace has reached its idea limit"
+	}
+	return "see the log"
+}
+
+// retryWait is the wait after the given number of failed attempts: queueRetry, doubled after each.
+func retryWait(attempts int) time.Duration {
+	return queueRetry << min(max(attempts-1, 0), 6)
+}
