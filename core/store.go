@@ -151,16 +151,16 @@ type Store interface {
 	InsightQueueDepth(ctx context.Context) (int, error)
 	Insights(ctx context.Context, ws ID, recordID ID) ([]Insight, error)
 	InsightRows(ctx context.Context, ws ID, from, to time.Time) ([]InsightRow, error)
-	// Webhook deliveries answered 202, kept until their records are written. ClaimWebhookDeliveries leases
+	// Deliveries: input a connector answered before writing it (core.Delivery), kept until its records are written. ClaimDeliveries leases
 	// up to n due deliveries of the entry (queued ones whose time has come, and running ones whose lease ran
 	// out), oldest first; each claim counts as an attempt. Finish removes a delivery and Fail records an
 	// attempt's error (queued again at retryAt, or kept as failed when final), only while worker holds it
-	// (ErrConflict otherwise). WebhookDeliveries lists the entry's kept deliveries of ws, oldest first.
-	QueueWebhookDelivery(ctx context.Context, d WebhookDelivery) error
-	ClaimWebhookDeliveries(ctx context.Context, entry, worker string, n int, lease time.Duration) ([]WebhookDelivery, error)
-	FinishWebhookDelivery(ctx context.Context, d WebhookDelivery, worker string) error
-	FailWebhookDelivery(ctx context.Context, d WebhookDelivery, worker, msg string, retryAt time.Time, final bool) error
-	WebhookDeliveries(ctx context.Context, ws ID, entry string) ([]WebhookDelivery, error)
+	// (ErrConflict otherwise). Deliveries lists the entry's kept deliveries of ws, oldest first.
+	QueueDelivery(ctx context.Context, d Delivery) error
+	ClaimDeliveries(ctx context.Context, entry, worker string, n int, lease time.Duration) ([]Delivery, error)
+	FinishDelivery(ctx context.Context, d Delivery, worker string) error
+	FailDelivery(ctx context.Context, d Delivery, worker, msg string, retryAt time.Time, final bool) error
+	Deliveries(ctx context.Context, ws ID, entry string) ([]Delivery, error)
 
 	// StoreSecret returns a secret the store made once for itself ("cursor": the key that signs cursors).
 	StoreSecret(ctx context.Context, name string) ([]byte, error)
