@@ -121,6 +121,9 @@ type Store interface {
 	// CountIdea are not used there; duplicates by DedupKey come back with Created=false.
 	CreateRecords(ctx context.Context, ws ID, rs []NewRecord) ([]BulkResult, error)
 	Record(ctx context.Context, ws ID, id ID) (Record, error)
+	// RecordsByID reads many records of ws in one go (the insight pool's jobs of one claim), in no given
+	// order; an id of no record of ws is left out.
+	RecordsByID(ctx context.Context, ws ID, ids []ID) ([]Record, error)
 	Records(ctx context.Context, ws ID, q ListQuery) ([]Record, error)
 
 	// Connector state.

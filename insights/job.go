@@ -50,7 +50,7 @@ func (p *Pool) process(ctx context.Context, c claim, results chan<- finished) {
 	log := p.log.WithFields(logrus.Fields{"job": job.ID, "workspace": job.Workspace, "record": job.RecordID,
 		"attempt": job.Attempts})
 	jctx, cancel := context.WithTimeout(ctx, maxExtract)
-	ins, err := p.extract(jctx, job)
+	ins, err := p.extract(jctx, job, c.in)
 	cancel()
 	// The heartbeat keeps the claim while the job runs; rewriting an outcome stops when the claim may have
 	// run out (the heartbeat failing too).
@@ -164,17 +164,31 @@ func (p *Pool) fault(failing bool) {
 	}
 }
 
-// extract reads the record and its workspace's tags and runs the extractor. A record that no longer
-// exists has nothing to extract: no insights, no error.
-func (p *Pool) extract(ctx context.Context, job core.InsightJob) ([]core.Insight, error) {
+// input is what a job's extraction reads from the store: its record (nil when it no longer exists) and its
+// workspace's tag labels.
+type input struct {
+	rec    *core.Record
+	labels []string
+}
+
+// read reads one job's input.
+func (p *Pool) read(ctx context.Context, job core.InsightJob) (input, error) {
 	rec, err := p.store.Record(ctx, job.Workspace, job.RecordID)
 	if errors.Is(err, core.ErrNotFound) {
-		return nil, nil
+		return input{}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read record: %w", err)
+		return input{}, fmt.Errorf("read record: %w", err)
 	}
-	tags, err := p.store.Lookups(ctx, job.Workspace, core.LookupTag)
+	labels, err := p.tagLabels(ctx, job.Workspace)
+	if err != nil {
+		return input{}, err
+	}
+	return input{rec: &rec, labels: labels}, nil
+}
+
+func (p *Pool) tagLabels(ctx context.Context, ws core.ID) ([]string, error) {
+	tags, err := p.store.Lookups(ctx, ws, core.LookupTag)
 	if err != nil {
 		return nil, fmt.Errorf("read tags: %w", err)
 	}
@@ -182,6 +196,57 @@ func (p *Pool) extract(ctx context.Context, job core.InsightJob) ([]core.Insight
 	for i, t := range tags {
 		labels[i] = t.Label
 	}
+	return labels, nil
+}
+
+// prefetch reads the inputs of a claim's jobs with two reads per workspace, where each job reading its own
+// took two round trips of its worker's time. A workspace whose reads fail is left out: its jobs' workers
+// read for themselves.
+func (p *Pool) prefetch(ctx context.Context, jobs []core.InsightJob) map[core.ID]input {
+	byWS := map[core.ID][]core.ID{}
+	for _, j := range jobs {
+		byWS[j.Workspace] = append(byWS[j.Workspace], j.RecordID)
+	}
+	recs := map[core.ID]*core.Record{}
+	labels := map[core.ID][]string{}
+	for ws, ids := range byWS {
+		c, cancel := storeCall(ctx)
+		got, err := p.store.RecordsByID(c, ws, ids)
+		if err == nil {
+			labels[ws], err = p.tagLabels(c, ws)
+		}
+		cancel()
+		if err != nil {
+			delete(labels, ws)
+			continue
+		}
+		for i := range got {
+			recs[got[i].ID] = &got[i]
+		}
+	}
+	out := make(map[core.ID]input, len(jobs))
+	for _, j := range jobs {
+		if l, ok := labels[j.Workspace]; ok {
+			out[j.ID] = input{rec: recs[j.RecordID], labels: l}
+		}
+	}
+	return out
+}
+
+// extract runs the extractor on the job's input, read now unless the claim brought it (in). A record that
+// no longer exists has nothing to extract: no insights, no error.
+func (p *Pool) extract(ctx context.Context, job core.InsightJob, in *input) ([]core.Insight, error) {
+	if in == nil {
+		got, err := p.read(ctx, job)
+		if err != nil {
+			return nil, err
+		}
+		in = &got
+	}
+	if in.rec == nil {
+		return nil, nil
+	}
+	rec, labels := in.rec, in.labels
 	got, err := func() (got []Insight, err error) {
 		// The text is a customer's; a panic on it fails this job (retried, then kept as failed), not the daemon.
 		defer recovery.Guard(p.log, "insights: extract", &err)

@@ -138,6 +138,7 @@ func (p *Pool) RecordCreated(_ string, t core.RecordType) {
 type claim struct {
 	job core.InsightJob
 	at  time.Time
+	in  *input // read with the claim's other jobs; nil: the worker reads it
 }
 
 // Run works the queue until ctx ends. Then it stops claiming, cancels running extractions and gives their
@@ -236,8 +237,13 @@ func (p *Pool) dispatch(ctx context.Context, jobs chan claim, free chan struct{}
 				}
 			}
 			at := time.Now()
+			inputs := p.prefetch(ctx, got)
 			for _, job := range got {
-				jobs <- claim{job: job, at: at} // never blocks: n fits the buffer's room
+				c := claim{job: job, at: at}
+				if in, ok := inputs[job.ID]; ok {
+					c.in = &in
+				}
+				jobs <- c // never blocks: n fits the buffer's room
 			}
 			if len(got) > 0 {
 				continue

@@ -11,6 +11,35 @@ import (
 func init() {
 	insightTests["CompleteManyInOneCall"] = completeMany
 	insightTests["ReleaseAllButKept"] = releaseAllButKept
+	recordTests["RecordsByID"] = recordsByID
+}
+
+// recordsByID: many records of a workspace read at once come back as Record reads them, and ids of another
+// workspace's records or of none are left out.
+func recordsByID(t *testing.T, f *fixture) {
+	a, b := f.workspace("A", 0).ID, f.workspace("B", 0).ID
+	tags := f.lookups(a, core.LookupTag, "Billing", "Mobile")
+	one := f.submit(a, core.Submission{Type: core.RecordFeedback, Title: "one", Description: "First.", TagIDs: tags,
+		CustomerEmail: "ann@acme.com"}).Record
+	two := f.feedback(a, "two", "Second.")
+	f.feedback(a, "three", "Not asked for.")
+	theirs := f.feedback(b, "theirs", "Another workspace's.")
+	got, err := f.st.RecordsByID(f.ctx, a, []core.ID{two.ID, one.ID, theirs.ID, core.NewID()})
+	noErr(t, "records by id", err)
+	byID := map[core.ID]core.Record{}
+	for _, r := range got {
+		byID[r.ID] = r
+	}
+	equal(t, "records read", len(got), 2)
+	for _, id := range []core.ID{one.ID, two.ID} {
+		want, err := f.st.Record(f.ctx, a, id)
+		noErr(t, "record", err)
+		equal(t, "record "+string(id)+" read with others", byID[id], want)
+	}
+	equal(t, "tags read with the record", len(byID[one.ID].Tags), 2)
+	got, err = f.st.RecordsByID(f.ctx, a, nil)
+	noErr(t, "records by no id", err)
+	equal(t, "records by no id", len(got), 0)
 }
 
 // completeMany: one call completes every job the worker holds and leaves, untouched and named, those it
