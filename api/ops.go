@@ -68,7 +68,7 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
 	defer cancel()
-	err := s.svc.Store().Ping(ctx)
+	err := s.svc.Ping(ctx)
 	msg := "The store is not reachable, or its writes are failing."
 	if err == nil && s.ready != nil {
 		err, msg = s.ready(ctx), "The daemon is not ready yet."

@@ -31,7 +31,7 @@ func (h *handlers) signals(w http.ResponseWriter, r *http.Request) {
 	ws := workspaceFrom(r.Context()).ID
 	out, err := h.signalCache.do(string(ws)+"?"+r.URL.RawQuery, func() ([]signalView, error) {
 		length := to.Sub(from) + time.Millisecond // both bounds are inclusive
-		themes, err := h.svc.Store().ThemeSignals(r.Context(), ws, core.SignalQuery{
+		themes, err := h.svc.ThemeSignals(r.Context(), ws, core.SignalQuery{
 			From: from, To: to, PrevFrom: from.Add(-length), PrevTo: from.Add(-time.Millisecond), Limit: limit})
 		if err != nil {
 			return nil, err

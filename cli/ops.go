@@ -23,7 +23,7 @@ func (a *app) migrateCommand() *cobra.Command {
 	return &cobra.Command{Use: "migrate", Short: "Apply the store's migrations (serve also does)", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.withService(cmd, func(ctx context.Context, svc *core.Service) error {
-				if err := svc.Store().Ping(ctx); err != nil {
+				if err := svc.Ping(ctx); err != nil {
 					return err
 				}
 				return a.print(map[string]any{"migrated": true}, func(w io.Writer) { fmt.Fprintln(w, "migrations are current") })
@@ -32,19 +32,13 @@ func (a *app) migrateCommand() *cobra.Command {
 }
 
 // backuper is the optional ability of a store to copy itself online (SQLite).
-type backuper interface {
-	Backup(ctx context.Context, path string) error
-}
-
 func (a *app) backupCommand() *cobra.Command {
 	return &cobra.Command{Use: "backup FILE", Short: "Write an online, consistent copy of a SQLite store", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.withReader(cmd, func(ctx context.Context, svc *core.Service) error {
-				b, ok := svc.Store().(backuper)
-				if !ok {
-					return errors.New("backup: this store does not support online backup; use pg_dump for PostgreSQL")
-				}
-				if err := b.Backup(ctx, args[0]); err != nil {
+				if err := svc.Backup(ctx, args[0]); errors.Is(err, core.ErrNoBackup) {
+					return fmt.Errorf("backup: %w; use pg_dump for PostgreSQL", err)
+				} else if err != nil {
 					return fmt.Errorf("backup: %w", err)
 				}
 				return a.print(map[string]any{"file": args[0]}, func(w io.Writer) { fmt.Fprintf(w, "backup written to %s\n", args[0]) })
@@ -135,7 +129,7 @@ func (a *app) insightsCommand() *cobra.Command {
 				ws = id
 			}
 			return a.withReader(cmd, func(ctx context.Context, svc *core.Service) error {
-				jobs, err := svc.Store().FailedInsightJobs(ctx, ws)
+				jobs, err := svc.FailedInsightJobs(ctx, ws)
 				if err != nil {
 					return err
 				}
@@ -175,7 +169,7 @@ func (a *app) insightsCommand() *cobra.Command {
 				}
 			}
 			return a.withService(cmd, func(ctx context.Context, svc *core.Service) error {
-				n, err := svc.Store().RetryInsightJobs(ctx, "", id)
+				n, err := svc.RetryInsightJobs(ctx, "", id)
 				if err != nil {
 					return err
 				}

@@ -69,8 +69,8 @@ func (s *Service) Release(ctx context.Context, name, holder string) error {
 	return s.store.Release(ctx, name, holder)
 }
 
-// Store exposes the backend to the daemon's own machinery (insight workers, leases, readiness). Connectors
-// and the API create records only through the Service.
+// Store exposes the backend to the benchmarks and tests that measure or inspect it directly. The daemon,
+// the CLI, the API and the connectors go through the Service's own methods.
 func (s *Service) Store() Store { return s.store }
 
 // Now is the service's clock, in UTC with millisecond precision like every stored time.
