@@ -18,6 +18,12 @@ type InsightJob struct {
 	UpdatedAt   time.Time
 }
 
+// JobResult is one finished job and the insights it produced, as CompleteInsightJobs takes them.
+type JobResult struct {
+	Job      InsightJob
+	Insights []Insight
+}
+
 // Insight job states.
 const (
 	JobQueued  = "queued"

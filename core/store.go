@@ -121,6 +121,9 @@ type Store interface {
 	// CountIdea are not used there; duplicates by DedupKey come back with Created=false.
 	CreateRecords(ctx context.Context, ws ID, rs []NewRecord) ([]BulkResult, error)
 	Record(ctx context.Context, ws ID, id ID) (Record, error)
+	// RecordsByID reads many records of ws in one go (the insight pool's jobs of one claim), in no given
+	// order; an id of no record of ws is left out.
+	RecordsByID(ctx context.Context, ws ID, ids []ID) ([]Record, error)
 	Records(ctx context.Context, ws ID, q ListQuery) ([]Record, error)
 
 	// Connector state.
@@ -138,10 +141,18 @@ type Store interface {
 	ClaimInsightJobs(ctx context.Context, worker string, n int, lease time.Duration) ([]InsightJob, error)
 	// CompleteInsightJob stores the insights and marks the job done, only while worker still holds it.
 	CompleteInsightJob(ctx context.Context, job InsightJob, worker string, ins []Insight) error
+	// CompleteInsightJobs completes many jobs as CompleteInsightJob does, in one transaction. A job worker
+	// no longer holds is left as it is and its id returned in notHeld; an error means nothing was written.
+	CompleteInsightJobs(ctx context.Context, worker string, results []JobResult) (notHeld []ID, err error)
 	// FailInsightJob records an attempt's error: requeued at retryAt, or kept as failed when final.
 	FailInsightJob(ctx context.Context, job InsightJob, worker string, msg string, retryAt time.Time, final bool) error
 	// ReleaseInsightJob gives a claimed job back untouched (shutdown).
 	ReleaseInsightJob(ctx context.Context, job InsightJob, worker string) error
+	// ReleaseInsightJobs gives back, as ReleaseInsightJob does, every job worker holds except those in keep,
+	// and returns how many. A worker whose claim failed calls it with the jobs it knows it holds: a claim
+	// that committed while its answer was lost leaves jobs held that no one would run before their lease
+	// ran out, and then only as another attempt.
+	ReleaseInsightJobs(ctx context.Context, worker string, keep []ID) (int, error)
 	// ExtendInsightJobs renews the lease of every job worker holds to lease from now (the worker's
 	// heartbeat) and returns how many it holds.
 	ExtendInsightJobs(ctx context.Context, worker string, lease time.Duration) (int, error)
@@ -151,16 +162,16 @@ type Store interface {
 	InsightQueueDepth(ctx context.Context) (int, error)
 	Insights(ctx context.Context, ws ID, recordID ID) ([]Insight, error)
 	InsightRows(ctx context.Context, ws ID, from, to time.Time) ([]InsightRow, error)
-	// Webhook deliveries answered 202, kept until their records are written. ClaimWebhookDeliveries leases
+	// Deliveries: input a connector answered before writing it (core.Delivery), kept until its records are written. ClaimDeliveries leases
 	// up to n due deliveries of the entry (queued ones whose time has come, and running ones whose lease ran
 	// out), oldest first; each claim counts as an attempt. Finish removes a delivery and Fail records an
 	// attempt's error (queued again at retryAt, or kept as failed when final), only while worker holds it
-	// (ErrConflict otherwise). WebhookDeliveries lists the entry's kept deliveries of ws, oldest first.
-	QueueWebhookDelivery(ctx context.Context, d WebhookDelivery) error
-	ClaimWebhookDeliveries(ctx context.Context, entry, worker string, n int, lease time.Duration) ([]WebhookDelivery, error)
-	FinishWebhookDelivery(ctx context.Context, d WebhookDelivery, worker string) error
-	FailWebhookDelivery(ctx context.Context, d WebhookDelivery, worker, msg string, retryAt time.Time, final bool) error
-	WebhookDeliveries(ctx context.Context, ws ID, entry string) ([]WebhookDelivery, error)
+	// (ErrConflict otherwise). Deliveries lists the entry's kept deliveries of ws, oldest first.
+	QueueDelivery(ctx context.Context, d Delivery) error
+	ClaimDeliveries(ctx context.Context, entry, worker string, n int, lease time.Duration) ([]Delivery, error)
+	FinishDelivery(ctx context.Context, d Delivery, worker string) error
+	FailDelivery(ctx context.Context, d Delivery, worker, msg string, retryAt time.Time, final bool) error
+	Deliveries(ctx context.Context, ws ID, entry string) ([]Delivery, error)
 
 	// StoreSecret returns a secret the store made once for itself ("cursor": the key that signs cursors).
 	StoreSecret(ctx context.Context, name string) ([]byte, error)

@@ -229,9 +229,9 @@ func (s *Service) writable(ctx context.Context, ws ID) error {
 	}
 	w, err := s.store.Workspace(ctx, ws)
 	switch {
-	case err == nil && w.Suspended, isNotFound(err):
+	case err == nil && w.Suspended:
 		err = ErrWorkspaceNotFound
-	case err != nil:
+	case err != nil && !isNotFound(err):
 		return err // a store failure is not remembered
 	}
 	s.wsCache.Store(ws, wsState{err: err, until: now.Add(workspaceTTL)})

@@ -42,73 +42,119 @@ const (
 // maxErrorText bounds the error kept with a failed job.
 const maxErrorText = 1000
 
-// process runs one claimed job to its end: done with insights, requeued with backoff, kept as failed after
-// its last attempt, or released untouched when the pool is stopping.
-func (p *Pool) process(ctx context.Context, job core.InsightJob) {
+// process runs one claimed job to its end: handed to the completers with its insights, requeued with
+// backoff, kept as failed after its last attempt, or released untouched when the pool is stopping.
+func (p *Pool) process(ctx context.Context, c claim, results chan<- finished) {
+	job := c.job
 	start := p.cfg.Now()
 	log := p.log.WithFields(logrus.Fields{"job": job.ID, "workspace": job.Workspace, "record": job.RecordID,
 		"attempt": job.Attempts})
-	// The claim was made just before and the heartbeat keeps it while the job runs; rewriting an outcome
-	// stops when the claim may have run out (the heartbeat failing too).
-	claimed := time.Now()
-	settled := true // the heartbeat covers the job until its outcome is written
-	defer func() {
-		if settled {
-			p.held.Add(-1)
-		}
-	}()
 	jctx, cancel := context.WithTimeout(ctx, maxExtract)
-	defer cancel()
-	ins, err := p.extract(jctx, job)
-	w := outcome{ctx: ctx, log: log, until: func() time.Time { return p.heldUntil(claimed) }}
+	ins, err := p.extract(jctx, job, c.in)
+	cancel()
+	// The heartbeat keeps the claim while the job runs; rewriting an outcome stops when the claim may have
+	// run out (the heartbeat failing too).
+	w := outcome{ctx: ctx, logs: []*logrus.Entry{log}, until: func() time.Time { return p.heldUntil(c.at) }}
 	switch {
 	case err != nil && ctx.Err() != nil:
-		if rerr := w.write("release job at shutdown", func(c context.Context) error {
+		rerr := w.write("release job at shutdown", func(c context.Context) error {
 			return p.store.ReleaseInsightJob(c, job, p.cfg.Holder)
-		}); rerr != nil {
+		})
+		if rerr != nil {
 			log.WithError(rerr).Warn("insights: release job at shutdown (its lease will expire)")
 		}
+		p.settled(job.ID, rerr)
 	case err != nil:
 		p.fault(true)
-		p.fail(w, job, err)
+		p.settled(job.ID, p.fail(w, log, job, err))
 	default:
 		p.fault(false)
-		// The worker moves on to its next job while the insights are written: writes in flight together
-		// share a transaction (SQLite) or run side by side (PostgreSQL), where one at a time per worker
-		// bounded the queue's drain by the store's round trip rather than by extraction.
-		settled = false
-		p.writeBehind(func() {
-			defer p.held.Add(-1)
-			if cerr := w.write("complete job", func(c context.Context) error {
-				return p.store.CompleteInsightJob(c, job, p.cfg.Holder, ins)
-			}); cerr != nil {
-				// The store stayed unavailable until the lease ran out or the pool stopped, or the lease ran out
-				// and another worker holds the job now; either way the job runs again.
-				log.WithError(cerr).Warn("insights: complete job (the lease will expire and the job rerun)")
-				p.metrics.failures.WithLabelValues(p.ex.Name(), "false").Inc()
-				return
-			}
-			done := p.cfg.Now()
-			p.metrics.duration.WithLabelValues(p.ex.Name()).Observe(done.Sub(start).Seconds())
-			p.metrics.lag.Observe(done.Sub(job.CreatedAt).Seconds())
-			p.metrics.completed.WithLabelValues(p.ex.Name()).Inc()
-			log.WithField("insights", len(ins)).Debug("insights: job done")
-		})
+		// The worker moves on to its next job while the insights are written: the jobs that finish together
+		// are completed in one write, where one write per job bounded the queue's drain by the store's round
+		// trips rather than by extraction. A full channel holds the workers back while the store is slow.
+		results <- finished{job: job, ins: ins, log: log, start: start, claimed: c.at}
 	}
 }
 
-// writeBehind runs fn, a job's outcome write, on its own goroutine once fewer than cap(p.writes) are in
-// flight; it blocks while that many are, so a slow store still holds the workers back.
-func (p *Pool) writeBehind(fn func()) {
-	p.writes <- struct{}{}
-	p.pending.Add(1)
-	go func() {
-		defer func() {
-			<-p.writes
-			p.pending.Done()
-		}()
-		fn()
-	}()
+// finished is a job whose insights wait to be written.
+type finished struct {
+	job     core.InsightJob
+	ins     []core.Insight
+	log     *logrus.Entry
+	start   time.Time // when its run began (the pool's clock)
+	claimed time.Time
+}
+
+// completer writes finished jobs until results is closed: each write takes the job that came first and
+// every job that finished while the previous write ran, up to maxComplete.
+func (p *Pool) completer(ctx context.Context, results <-chan finished) {
+	for f := range results {
+		batch := []finished{f}
+	gather:
+		for len(batch) < maxComplete {
+			select {
+			case f, ok := <-results:
+				if !ok {
+					break gather
+				}
+				batch = append(batch, f)
+			default:
+				break gather
+			}
+		}
+		p.complete(ctx, batch)
+	}
+}
+
+// errNotHeld is a finished job's outcome when the store no longer had it leased to this pool.
+var errNotHeld = fmt.Errorf("the job's claim ran out and it is no longer this worker's: %w", core.ErrConflict)
+
+// complete stores the insights of batch and marks its jobs done in one store call, written again while
+// the store is unavailable until the first job's claim may have run out or the pool stops.
+func (p *Pool) complete(ctx context.Context, batch []finished) {
+	results := make([]core.JobResult, len(batch))
+	logs := make([]*logrus.Entry, len(batch))
+	first := batch[0].claimed
+	for i, f := range batch {
+		results[i], logs[i] = core.JobResult{Job: f.job, Insights: f.ins}, f.log
+		if f.claimed.Before(first) {
+			first = f.claimed
+		}
+	}
+	var notHeld []core.ID
+	w := outcome{ctx: ctx, logs: logs, until: func() time.Time { return p.heldUntil(first) }}
+	err := w.write("complete job", func(c context.Context) (err error) {
+		notHeld, err = p.store.CompleteInsightJobs(c, p.cfg.Holder, results)
+		return err
+	})
+	lost := make(map[core.ID]bool, len(notHeld))
+	for _, id := range notHeld {
+		lost[id] = true
+	}
+	for _, f := range batch {
+		ferr := err
+		if ferr == nil && lost[f.job.ID] {
+			ferr = errNotHeld
+		}
+		p.settled(f.job.ID, ferr)
+		p.completed(f, ferr)
+	}
+}
+
+// completed logs and counts a finished job's write.
+func (p *Pool) completed(f finished, err error) {
+	if err != nil {
+		// The store stayed unavailable until the lease ran out or the pool stopped, or the lease ran out
+		// and another worker holds the job now; either way the job runs again.
+		f.log.WithError(err).Warn("insights: complete job (the lease will expire and the job rerun)")
+		p.metrics.failures.WithLabelValues(p.ex.Name(), "false").Inc()
+		return
+	}
+	done := p.cfg.Now()
+	p.metrics.duration.WithLabelValues(p.ex.Name()).Observe(done.Sub(f.start).Seconds())
+	p.metrics.lag.Observe(done.Sub(f.job.CreatedAt).Seconds())
+	p.metrics.completed.WithLabelValues(p.ex.Name()).Inc()
+	f.log.WithField("insights", len(f.ins)).Debug("insights: job done")
 }
 
 // fault tells the process's fault list whether the extractor's last call failed.
@@ -118,17 +164,31 @@ func (p *Pool) fault(failing bool) {
 	}
 }
 
-// extract reads the record and its workspace's tags and runs the extractor. A record that no longer
-// exists has nothing to extract: no insights, no error.
-func (p *Pool) extract(ctx context.Context, job core.InsightJob) ([]core.Insight, error) {
+// input is what a job's extraction reads from the store: its record (nil when it no longer exists) and its
+// workspace's tag labels.
+type input struct {
+	rec    *core.Record
+	labels []string
+}
+
+// read reads one job's input.
+func (p *Pool) read(ctx context.Context, job core.InsightJob) (input, error) {
 	rec, err := p.store.Record(ctx, job.Workspace, job.RecordID)
 	if errors.Is(err, core.ErrNotFound) {
-		return nil, nil
+		return input{}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read record: %w", err)
+		return input{}, fmt.Errorf("read record: %w", err)
 	}
-	tags, err := p.store.Lookups(ctx, job.Workspace, core.LookupTag)
+	labels, err := p.tagLabels(ctx, job.Workspace)
+	if err != nil {
+		return input{}, err
+	}
+	return input{rec: &rec, labels: labels}, nil
+}
+
+func (p *Pool) tagLabels(ctx context.Context, ws core.ID) ([]string, error) {
+	tags, err := p.store.Lookups(ctx, ws, core.LookupTag)
 	if err != nil {
 		return nil, fmt.Errorf("read tags: %w", err)
 	}
@@ -136,6 +196,57 @@ func (p *Pool) extract(ctx context.Context, job core.InsightJob) ([]core.Insight
 	for i, t := range tags {
 		labels[i] = t.Label
 	}
+	return labels, nil
+}
+
+// prefetch reads the inputs of a claim's jobs with two reads per workspace, where each job reading its own
+// took two round trips of its worker's time. A workspace whose reads fail is left out: its jobs' workers
+// read for themselves.
+func (p *Pool) prefetch(ctx context.Context, jobs []core.InsightJob) map[core.ID]input {
+	byWS := map[core.ID][]core.ID{}
+	for _, j := range jobs {
+		byWS[j.Workspace] = append(byWS[j.Workspace], j.RecordID)
+	}
+	recs := map[core.ID]*core.Record{}
+	labels := map[core.ID][]string{}
+	for ws, ids := range byWS {
+		c, cancel := storeCall(ctx)
+		got, err := p.store.RecordsByID(c, ws, ids)
+		if err == nil {
+			labels[ws], err = p.tagLabels(c, ws)
+		}
+		cancel()
+		if err != nil {
+			delete(labels, ws)
+			continue
+		}
+		for i := range got {
+			recs[got[i].ID] = &got[i]
+		}
+	}
+	out := make(map[core.ID]input, len(jobs))
+	for _, j := range jobs {
+		if l, ok := labels[j.Workspace]; ok {
+			out[j.ID] = input{rec: recs[j.RecordID], labels: l}
+		}
+	}
+	return out
+}
+
+// extract runs the extractor on the job's input, read now unless the claim brought it (in). A record that
+// no longer exists has nothing to extract: no insights, no error.
+func (p *Pool) extract(ctx context.Context, job core.InsightJob, in *input) ([]core.Insight, error) {
+	if in == nil {
+		got, err := p.read(ctx, job)
+		if err != nil {
+			return nil, err
+		}
+		in = &got
+	}
+	if in.rec == nil {
+		return nil, nil
+	}
+	rec, labels := in.rec, in.labels
 	got, err := func() (got []Insight, err error) {
 		// The text is a customer's; a panic on it fails this job (retried, then kept as failed), not the daemon.
 		defer recovery.Guard(p.log, "insights: extract", &err)
@@ -157,8 +268,8 @@ func (p *Pool) extract(ctx context.Context, job core.InsightJob) ([]core.Insight
 }
 
 // fail records a failed attempt: requeued after a backoff, or kept as failed when it was the last one.
-func (p *Pool) fail(w outcome, job core.InsightJob, err error) {
-	log := w.log
+// It returns the error of the write, nil once the store took it.
+func (p *Pool) fail(w outcome, log *logrus.Entry, job core.InsightJob, err error) error {
 	// The store queues every job with the default attempt count; the configured one decides.
 	maxAttempts := p.cfg.MaxAttempts
 	if maxAttempts <= 0 {
@@ -180,13 +291,14 @@ func (p *Pool) fail(w outcome, job core.InsightJob, err error) {
 		return p.store.FailInsightJob(c, job, p.cfg.Holder, msg, retryAt, final)
 	}); ferr != nil {
 		log.WithError(ferr).Warn("insights: record failed attempt (the lease will expire and the job rerun)")
-		return
+		return ferr
 	}
 	if final {
 		log.WithError(err).Error("insights: job failed for good; kept for `feedbridge insights retry`")
-		return
+		return nil
 	}
 	log.WithError(err).WithField("retry_at", retryAt.UTC().Format(time.RFC3339)).Warn("insights: job failed, will retry")
+	return nil
 }
 
 // outcome writes a job's outcome: each attempt detached from the pool's context and bounded by
@@ -194,8 +306,18 @@ func (p *Pool) fail(w outcome, job core.InsightJob, err error) {
 // out (until).
 type outcome struct {
 	ctx   context.Context
-	log   *logrus.Entry
+	logs  []*logrus.Entry // one per job the write settles: each job's own log tells what became of it
 	until func() time.Time
+}
+
+// logEach logs msg at level on every job's log, with err when not nil.
+func (w outcome) logEach(level logrus.Level, msg string, err error, fields logrus.Fields) {
+	for _, l := range w.logs {
+		if err != nil {
+			l = l.WithError(err)
+		}
+		l.WithFields(fields).Log(level, msg)
+	}
 }
 
 func (w outcome) write(what string, call func(context.Context) error) error {
@@ -206,7 +328,7 @@ func (w outcome) write(what string, call func(context.Context) error) error {
 		cancel()
 		if err == nil {
 			if attempt > 1 {
-				w.log.WithField("attempts", attempt).Info("insights: " + what + ": written once the store was back")
+				w.logEach(logrus.InfoLevel, "insights: "+what+": written once the store was back", nil, logrus.Fields{"attempts": attempt})
 			}
 			return nil
 		}
@@ -220,7 +342,7 @@ func (w outcome) write(what string, call func(context.Context) error) error {
 			return err
 		}
 		if attempt == 1 {
-			w.log.WithError(err).Warn("insights: " + what + ": store unavailable, writing again until it is back")
+			w.logEach(logrus.WarnLevel, "insights: "+what+": store unavailable, writing again until it is back", err, nil)
 		}
 		t := time.NewTimer(d)
 		select {

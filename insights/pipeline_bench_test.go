@@ -30,6 +30,25 @@ func (s *timingStore) CompleteInsightJob(ctx context.Context, job core.InsightJo
 	return err
 }
 
+func (s *timingStore) CompleteInsightJobs(ctx context.Context, worker string, results []core.JobResult) ([]core.ID, error) {
+	notHeld, err := s.Store.CompleteInsightJobs(ctx, worker, results)
+	if err == nil {
+		lost := map[core.ID]bool{}
+		for _, id := range notHeld {
+			lost[id] = true
+		}
+		at := time.Now()
+		s.mu.Lock()
+		for _, r := range results {
+			if !lost[r.Job.ID] {
+				s.done[r.Job.RecordID] = at
+			}
+		}
+		s.mu.Unlock()
+	}
+	return notHeld, err
+}
+
 func (s *timingStore) count() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()

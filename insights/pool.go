@@ -44,10 +44,12 @@ type Pool struct {
 	log     *logrus.Entry
 	metrics *poolMetrics
 	wake    chan struct{}
-	held    atomic.Int32   // jobs claimed and not yet settled
-	beat    atomic.Int64   // when the last heartbeat that went through was sent (Unix ns)
-	writes  chan struct{}  // one token per outcome write in flight (writeBehind)
-	pending sync.WaitGroup // outcome writes not yet finished
+	held    atomic.Int32 // jobs claimed and not yet settled
+	busy    atomic.Int32 // workers running a job
+	beat    atomic.Int64 // when the last heartbeat that went through was sent (Unix ns)
+	meanRun atomic.Int64 // running mean of a job's run time in nanoseconds (noteRun); 0 until one ran
+	mu      sync.Mutex
+	known   map[core.ID]time.Time // jobs this pool holds: the zero time while in hand, else when their write was given up
 }
 
 // defaultLease is how long a claim lasts without a heartbeat. The pool renews its claims every third of
@@ -59,8 +61,23 @@ const defaultLease = 15 * time.Second
 // not hold its job for good.
 const maxExtract = 5 * time.Minute
 
-// writesPerWorker bounds the outcome writes in flight per worker (writeBehind).
+// While jobs take little time, the pool keeps a reserve of claimed jobs beside its workers and tops it up
+// a claimBatch at a time, so a claim's round trips are shared by that many jobs (see wanted). A crash
+// costs the jobs of the reserve an attempt, as it does the running ones: the reserve stays small.
+const (
+	claimBatch = 32
+	reserve    = 2 * claimBatch
+)
+
+// writesPerWorker bounds the finished jobs per worker whose insights wait to be written (completer).
 const writesPerWorker = 8
+
+// completers is how many writes of finished jobs may be in flight at once: while one is written, the jobs
+// that finish meanwhile gather for the next.
+const completers = 2
+
+// maxComplete bounds the jobs one write completes.
+const maxComplete = 64
 
 // NewPool wires a pool to its store and extractor. It fails only when its metrics cannot be registered.
 func NewPool(store core.Store, ex Extractor, cfg PoolConfig) (*Pool, error) {
@@ -99,7 +116,7 @@ func NewPool(store core.Store, ex Extractor, cfg PoolConfig) (*Pool, error) {
 		return nil, err
 	}
 	return &Pool{store: store, ex: ex, cfg: cfg, log: log.WithField("component", "insights"), metrics: m,
-		wake: make(chan struct{}, 1), writes: make(chan struct{}, writesPerWorker*max(cfg.Workers, 1))}, nil
+		wake: make(chan struct{}, 1), known: map[core.ID]time.Time{}}, nil
 }
 
 // Wake makes an idle pool look for jobs now rather than at its next poll. It never blocks.
@@ -117,31 +134,46 @@ func (p *Pool) RecordCreated(_ string, t core.RecordType) {
 	}
 }
 
+// claim is a job as the dispatcher hands it to a worker, with when it was claimed.
+type claim struct {
+	job core.InsightJob
+	at  time.Time
+	in  *input // read with the claim's other jobs; nil: the worker reads it
+}
+
 // Run works the queue until ctx ends. Then it stops claiming, cancels running extractions and gives their
-// jobs back to the queue untouched, and returns nil once every worker has stopped.
+// jobs, and the claimed jobs no worker started, back to the queue untouched, and returns nil once every
+// worker has stopped and every finished job's write has ended.
 func (p *Pool) Run(ctx context.Context) error {
-	jobs := make(chan core.InsightJob, p.cfg.Workers)
-	free := make(chan struct{}, p.cfg.Workers) // a token per worker that finished a job since the last claim
-	var wg sync.WaitGroup
+	jobs := make(chan claim, p.cfg.Workers+reserve)
+	free := make(chan struct{}, 1) // a worker finished a job since dispatch last looked
+	results := make(chan finished, max(writesPerWorker*p.cfg.Workers, maxComplete))
+	var left atomic.Int32 // claimed jobs no worker started before the stop
+	var wg, writers sync.WaitGroup
 	for i := 0; i < p.cfg.Workers; i++ {
-		free <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for job := range jobs {
-				p.process(ctx, job)
+		wg.Go(func() {
+			for c := range jobs {
+				if ctx.Err() != nil {
+					p.settled(c.job.ID, nil) // given back with the others below, in one call
+					left.Add(1)
+					continue
+				}
+				p.busy.Add(1)
+				start := time.Now()
+				p.process(ctx, c, results)
+				p.noteRun(time.Since(start))
+				p.busy.Add(-1)
 				select {
 				case free <- struct{}{}:
-				default: // dispatch has a token from every worker already
+				default: // dispatch has been told already
 				}
 			}
-		}()
+		})
 	}
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		p.watchDepth(ctx)
-	}()
+	for range completers {
+		writers.Go(func() { p.completer(ctx, results) })
+	}
+	wg.Go(func() { p.watchDepth(ctx) })
 	// The heartbeat outlives ctx until the workers are gone: jobs being released or written at shutdown
 	// stay claimed until then.
 	beatCtx, stopBeat := context.WithCancel(context.WithoutCancel(ctx))
@@ -158,68 +190,163 @@ func (p *Pool) Run(ctx context.Context) error {
 		case <-time.After(shutdownGrace):
 		}
 	}()
+	fenced := false
 	if p.cfg.Workers > 0 {
-		p.dispatch(ctx, jobs, free)
+		fenced = p.dispatch(ctx, jobs, free)
 	} else {
 		// insights.workers 0: another replica drains the queue; this one only reports its depth.
 		<-ctx.Done()
 	}
 	close(jobs)
 	wg.Wait()
-	p.pending.Wait()
+	close(results)
+	writers.Wait()
+	if left.Load() > 0 || fenced {
+		p.fence(ctx)
+	}
 	return nil
 }
 
-// dispatch claims as many due jobs as there are idle workers, plus as many as fit the jobs buffer while
-// jobs run quickly, and hands them out; when nothing is due it waits for the next poll or a wake-up.
-func (p *Pool) dispatch(ctx context.Context, jobs chan core.InsightJob, free chan struct{}) {
+// dispatch claims jobs for the workers (wanted says how many) and hands them out; when nothing is due it
+// waits for the next poll or a wake-up. It returns whether a claim failed since the last fence.
+//
+// A claim whose answer is lost (a store outage, a stop cutting it short) may still have committed, and its
+// jobs would stay held by this pool, unseen, until their lease ran out, to run then as another attempt.
+// So after a failed claim nothing is claimed until a fence has given back every job this pool holds
+// without knowing it; that makes claiming ahead of the workers safe.
+func (p *Pool) dispatch(ctx context.Context, jobs chan claim, free chan struct{}) (fenced bool) {
 	tick := time.NewTicker(p.cfg.PollInterval)
 	defer tick.Stop()
 	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-free:
-		}
-		idle := 1
-		for len(free) > 0 {
-			<-free
-			idle++
-		}
-		// Jobs are claimed only for idle workers: a job claimed ahead waits in the buffer while its lease
-		// runs, and a claim whose answer is lost to a store outage would leave them all held until their
-		// leases ran out, to be claimed again as a second attempt.
-		n := idle
-		// The claim outlives ctx by shutdownGrace (storeCall): a claim cancelled half-way may still commit on
-		// the server (PostgreSQL's single UPDATE … RETURNING) while its rows never reach us, and those jobs
-		// would stay held until their lease ran out; but a claim waiting for a store that does not answer
-		// must not hold up the stop. Claimed jobs reach a worker, which releases them when ctx is done.
-		cctx, cancel := storeCall(ctx)
-		got, err := p.store.ClaimInsightJobs(cctx, p.cfg.Holder, n, p.cfg.Lease)
-		cancel()
-		p.held.Add(int32(len(got)))
-		if err != nil && ctx.Err() == nil {
-			p.log.WithError(err).Warn("insights: claim jobs")
-		}
-		for _, job := range got {
-			jobs <- job // the buffer's room and the idle workers take them all
-		}
-		for i := len(got); i < idle; i++ {
+		n := p.wanted(jobs)
+		if n == 0 {
 			select {
-			case free <- struct{}{}:
-			default:
+			case <-ctx.Done():
+				return fenced
+			case <-free:
 			}
-		}
-		if len(got) > 0 {
 			continue
 		}
+		if !fenced || p.fence(ctx) {
+			fenced = false
+			got, err := p.claim(ctx, n)
+			if err != nil {
+				fenced = true
+				if ctx.Err() == nil {
+					p.log.WithError(err).Warn("insights: claim jobs")
+				}
+			}
+			at := time.Now()
+			inputs := p.prefetch(ctx, got)
+			for _, job := range got {
+				c := claim{job: job, at: at}
+				if in, ok := inputs[job.ID]; ok {
+					c.in = &in
+				}
+				jobs <- c // never blocks: n fits the buffer's room
+			}
+			if len(got) > 0 {
+				continue
+			}
+		}
 		select {
 		case <-ctx.Done():
-			return
+			return fenced
 		case <-tick.C:
 		case <-p.wake:
 		}
 	}
+}
+
+// claim leases up to n jobs to this pool and notes them as known. The claim outlives ctx by shutdownGrace
+// (storeCall): a claim cancelled half-way may still commit on the server (PostgreSQL's single UPDATE …
+// RETURNING) while its rows never reach us; but a claim waiting for a store that does not answer must not
+// hold up the stop. Claimed jobs reach a worker, or are given back unstarted when ctx is done.
+func (p *Pool) claim(ctx context.Context, n int) ([]core.InsightJob, error) {
+	cctx, cancel := storeCall(ctx)
+	got, err := p.store.ClaimInsightJobs(cctx, p.cfg.Holder, n, p.cfg.Lease)
+	cancel()
+	p.held.Add(int32(len(got)))
+	p.mu.Lock()
+	for _, job := range got {
+		p.known[job.ID] = time.Time{}
+	}
+	p.mu.Unlock()
+	return got, err
+}
+
+// wanted is how many jobs to claim now: one per idle worker, and while jobs take little time a reserve
+// beside the workers as well, topped up only once a claimBatch of it is used so that each claim takes many
+// jobs. A job of the reserve waits for a worker while its lease runs (the heartbeat renews it), so jobs
+// that take long are claimed only for idle workers.
+func (p *Pool) wanted(jobs chan claim) int {
+	target, least := p.cfg.Workers, 1
+	if mean := time.Duration(p.meanRun.Load()); mean > 0 && mean*reserve/time.Duration(max(p.cfg.Workers, 1)) < p.cfg.Lease/10 {
+		target, least = target+reserve, claimBatch
+	}
+	n := min(target-len(jobs)-int(p.busy.Load()), cap(jobs)-len(jobs))
+	if n < least {
+		return 0
+	}
+	return n
+}
+
+// noteRun folds one job's run time into the running mean that wanted consults.
+func (p *Pool) noteRun(d time.Duration) {
+	d = max(d, time.Nanosecond)
+	if old := p.meanRun.Load(); old > 0 {
+		d = time.Duration(old + (int64(d)-old)/8)
+	}
+	p.meanRun.Store(int64(d))
+}
+
+// fence gives back, restoring their attempt, the jobs this pool holds without knowing of them: those a
+// claim took while its answer was lost. It reports whether the store did it.
+func (p *Pool) fence(ctx context.Context) bool {
+	c, cancel := storeCall(ctx)
+	n, err := p.store.ReleaseInsightJobs(c, p.cfg.Holder, p.knownIDs())
+	cancel()
+	if err != nil {
+		if ctx.Err() == nil {
+			p.log.WithError(err).Warn("insights: give back jobs of a failed claim (claiming waits for it)")
+		}
+		return false
+	}
+	if n > 0 {
+		p.log.WithField("jobs", n).Info("insights: gave back jobs claimed unseen or left unstarted")
+	}
+	return true
+}
+
+// knownIDs lists the jobs this pool holds knowingly. A job whose write was given up stays on the list
+// for a lease: it is held until then, as after a crash, and runs again as another attempt; should the
+// heartbeat have kept it longer, a fence gives it back.
+func (p *Pool) knownIDs() []core.ID {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ids := make([]core.ID, 0, len(p.known))
+	for id, gaveUp := range p.known {
+		if !gaveUp.IsZero() && time.Since(gaveUp) > p.cfg.Lease {
+			delete(p.known, id)
+			continue
+		}
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// settled notes that the write of a job's outcome ended with err. The job is no longer this pool's once the
+// store took the write or answered that the job was not the pool's any more; after any other failure it
+// may still be held.
+func (p *Pool) settled(id core.ID, err error) {
+	p.held.Add(-1)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err == nil || errors.Is(err, core.ErrConflict) {
+		delete(p.known, id)
+		return
+	}
+	p.known[id] = time.Now()
 }
 
 // heartbeat renews the claims of the jobs this pool holds every Lease/3, in one store call, so that a slow

@@ -2,6 +2,7 @@ package slack
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -19,10 +20,15 @@ type outcome struct {
 }
 
 // save writes one record for a. A suspended or deleted workspace takes nothing, as through the API: the
-// service refuses it with core.ErrWorkspaceNotFound.
+// service refuses the one as core.ErrWorkspaceNotFound and the other as not found, which the person is
+// told the same way.
 func (s *Set) save(ctx context.Context, a *app, sub core.Submission) (core.Result, error) {
 	sub.Source = source
-	return s.svc.Submit(ctx, a.Workspace, sub)
+	res, err := s.svc.Submit(ctx, a.Workspace, sub)
+	if errors.Is(err, core.ErrNotFound) {
+		err = core.ErrWorkspaceNotFound
+	}
+	return res, err
 }
 
 // saveAsync starts a save that outlives the request: Slack gets its answer within 3 s even when the store

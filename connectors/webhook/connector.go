@@ -58,6 +58,9 @@ type entry struct {
 	log *logrus.Entry
 }
 
+// queueKey names the entry's deliveries in the service's delivery queue, which every kind shares.
+func (en *entry) queueKey() string { return Kind + ":" + en.Name }
+
 // Build is the connectors.Builder of `connectors.webhook`. It validates every entry without any network
 // call; env.Service is nil when the config is only checked.
 func Build(raw []map[string]any, env connectors.Env) (connectors.Set, error) {

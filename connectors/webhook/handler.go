@@ -98,7 +98,7 @@ func (s *Set) serve(w http.ResponseWriter, r *http.Request) {
 
 // enqueue stores the authenticated, mapped delivery for the entry's worker and answers 202.
 func (s *Set) enqueue(w http.ResponseWriter, r *http.Request, en *entry, body []byte, items int) {
-	d, err := s.svc.QueueWebhookDelivery(r.Context(), en.ws, en.Name, body)
+	d, err := s.svc.QueueDelivery(r.Context(), en.ws, en.queueKey(), body)
 	if err != nil {
 		s.refuse(w, en, err, "the delivery could not be queued")
 		return

@@ -94,7 +94,7 @@ func (s *Set) writeNext(ctx context.Context, en *entry) bool {
 	if ctx.Err() != nil {
 		return false
 	}
-	ds, err := s.svc.ClaimWebhookDeliveries(ctx, en.Name, s.queue.worker, 1, queueLease)
+	ds, err := s.svc.ClaimDeliveries(ctx, en.queueKey(), s.queue.worker, 1, queueLease)
 	if err != nil || len(ds) == 0 {
 		if err != nil && ctx.Err() == nil {
 			en.log.WithError(err).Warn("webhook: claim queued deliveries")
@@ -109,14 +109,14 @@ func (s *Set) writeNext(ctx context.Context, en *entry) bool {
 }
 
 // settle writes a claimed delivery's records and removes it, or records why it failed.
-func (s *Set) settle(ctx context.Context, en *entry, d core.WebhookDelivery) {
+func (s *Set) settle(ctx context.Context, en *entry, d core.Delivery) {
 	log := en.log.WithFields(logrus.Fields{"delivery": d.ID, "attempt": d.Attempts})
 	var err error
 	if d.Attempts > queueAttempts {
 		// Every earlier attempt ended without a word (the worker died): stop before it takes the process again.
 		err = fmt.Errorf("gave up: %d attempts did not finish", d.Attempts-1)
 	} else if err = s.writeQueued(ctx, en, d); err == nil {
-		if err := s.svc.FinishWebhookDelivery(ctx, d, s.queue.worker); err != nil {
+		if err := s.svc.FinishDelivery(ctx, d, s.queue.worker); err != nil {
 			// The records are there; taken again after its lease, the delivery finds them and creates nothing.
 			log.WithError(err).Warn("webhook: remove a written delivery")
 		}
@@ -125,7 +125,7 @@ func (s *Set) settle(ctx context.Context, en *entry, d core.WebhookDelivery) {
 		return
 	}
 	final := refusedForGood(err) || d.Attempts >= queueAttempts
-	if ferr := s.svc.FailWebhookDelivery(ctx, d, s.queue.worker, err.Error(), s.now().Add(retryWait(d.Attempts)), final); ferr != nil {
+	if ferr := s.svc.FailDelivery(ctx, d, s.queue.worker, err.Error(), s.now().Add(retryWait(d.Attempts)), final); ferr != nil {
 		log.WithError(ferr).Warn("webhook: record a failed delivery") // taken again after its lease
 	}
 	if !final {
@@ -140,7 +140,7 @@ func (s *Set) settle(ctx context.Context, en *entry, d core.WebhookDelivery) {
 
 // writeQueued turns a stored delivery into records in the workspace it was received for. An item without
 // a mapped creation time is dated when the delivery arrived, not when it was written.
-func (s *Set) writeQueued(ctx context.Context, en *entry, d core.WebhookDelivery) error {
+func (s *Set) writeQueued(ctx context.Context, en *entry, d core.Delivery) error {
 	recs, err := en.extract(d.Body)
 	if err != nil {
 		return err

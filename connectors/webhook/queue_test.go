@@ -37,9 +37,9 @@ func (r reply) delivery(t testing.TB) queued {
 }
 
 // kept lists the entry's deliveries still in the store.
-func (h *harness) kept(entry string) []core.WebhookDelivery {
+func (h *harness) kept(entry string) []core.Delivery {
 	h.t.Helper()
-	ds, err := h.svc.WebhookDeliveries(h.ctx, h.ws, entry)
+	ds, err := h.svc.Deliveries(h.ctx, h.ws, Kind+":"+entry)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestQueuedDeliveryIsWrittenOnce(t *testing.T) {
 	h.post("crm", single, hexSig("s3cret", single)).want(t, 201, `"created":true`)
 
 	// A worker claims the delivery, writes its records and dies before removing it.
-	claimed, err := h.svc.ClaimWebhookDeliveries(h.ctx, "crm", "dead", 1, 50*time.Millisecond)
+	claimed, err := h.svc.ClaimDeliveries(h.ctx, Kind+":crm", "dead", 1, 50*time.Millisecond)
 	if err != nil || len(claimed) != 1 || claimed[0].ID != q.DeliveryID {
 		t.Fatalf("claim: %v %+v", err, claimed)
 	}

@@ -32,29 +32,79 @@ func collectJobs(rows pgx.Rows, err error) ([]core.InsightJob, error) {
 
 // CompleteInsightJob stores the job's insights (replacing any of an earlier run) and marks it done.
 func (s *Store) CompleteInsightJob(ctx context.Context, job core.InsightJob, worker string, ins []core.Insight) error {
-	return s.inTx(ctx, "complete insight job", func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE insight_jobs SET state = 'done', lease_until = NULL, last_error = '',
-			updated_at = `+txNow+` WHERE `+held, job.ID, job.Workspace, worker)
+	notHeld, err := s.completeJobs(ctx, "complete insight job", worker, []core.JobResult{{Job: job, Insights: ins}})
+	if err == nil && len(notHeld) > 0 {
+		err = fail("complete insight job", core.ErrConflict)
+	}
+	return err
+}
+
+// CompleteInsightJobs completes every job of results that worker still holds in one transaction of three
+// round trips however many jobs there are; the others are returned, untouched.
+func (s *Store) CompleteInsightJobs(ctx context.Context, worker string, results []core.JobResult) ([]core.ID, error) {
+	if len(results) == 0 {
+		return []core.ID{}, nil
+	}
+	return s.completeJobs(ctx, "complete insight jobs", worker, results)
+}
+
+// completeJobs marks the jobs of results that worker holds done, in one statement, and replaces their
+// records' insights in one batch.
+func (s *Store) completeJobs(ctx context.Context, op, worker string, results []core.JobResult) ([]core.ID, error) {
+	ids, wss := make([]string, len(results)), make([]string, len(results))
+	for i, r := range results {
+		ids[i], wss[i] = string(r.Job.ID), string(r.Job.Workspace)
+	}
+	var notHeld []core.ID
+	err := s.inTx(ctx, op, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `UPDATE insight_jobs j SET state = 'done', lease_until = NULL, last_error = '',
+			updated_at = `+txNow+` FROM unnest($1::text[], $2::text[]) AS d (id, ws)
+			WHERE j.id = d.id AND j.workspace_id = d.ws AND j.state = 'running' AND j.leased_by = $3 RETURNING j.id`,
+			ids, wss, worker)
 		if err != nil {
 			return err
 		}
-		if tag.RowsAffected() == 0 {
-			return core.ErrConflict
+		done, err := pgx.CollectRows(rows, pgx.RowTo[core.ID])
+		if err != nil {
+			return err
 		}
+		isDone := make(map[core.ID]bool, len(done))
+		for _, id := range done {
+			isDone[id] = true
+		}
+		notHeld = []core.ID{}
 		b := &pgx.Batch{}
-		b.Queue(`DELETE FROM insights WHERE workspace_id = $1 AND record_id = $2`, job.Workspace, job.RecordID)
-		for _, in := range ins {
-			if in.ID == "" {
-				in.ID = core.NewID()
+		for _, r := range results {
+			if !isDone[r.Job.ID] {
+				notHeld = append(notHeld, r.Job.ID)
+				continue
 			}
-			b.Queue(`INSERT INTO insights (id, workspace_id, record_id, kind, summary, quote, sentiment, sentiment_score,
-					themes, tags, extractor, created_at)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, coalesce($12, `+txNow+`))`,
-				in.ID, job.Workspace, job.RecordID, in.Kind, in.Summary, in.Quote, in.Sentiment, in.SentimentScore,
-				nonNil(in.Themes), nonNil(in.Tags), in.Extractor, optTime(in.CreatedAt))
+			queueInsights(b, r.Job, r.Insights)
+		}
+		if b.Len() == 0 {
+			return nil
 		}
 		return tx.SendBatch(ctx, b).Close()
 	})
+	if err != nil {
+		return nil, err
+	}
+	return notHeld, nil
+}
+
+// queueInsights adds to b the statements that replace the job's record's insights with ins.
+func queueInsights(b *pgx.Batch, job core.InsightJob, ins []core.Insight) {
+	b.Queue(`DELETE FROM insights WHERE workspace_id = $1 AND record_id = $2`, job.Workspace, job.RecordID)
+	for _, in := range ins {
+		if in.ID == "" {
+			in.ID = core.NewID()
+		}
+		b.Queue(`INSERT INTO insights (id, workspace_id, record_id, kind, summary, quote, sentiment, sentiment_score,
+				themes, tags, extractor, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, coalesce($12, `+txNow+`))`,
+			in.ID, job.Workspace, job.RecordID, in.Kind, in.Summary, in.Quote, in.Sentiment, in.SentimentScore,
+			nonNil(in.Themes), nonNil(in.Tags), in.Extractor, optTime(in.CreatedAt))
+	}
 }
 
 func nonNil(ss []string) []string {
@@ -78,10 +128,27 @@ func (s *Store) FailInsightJob(ctx context.Context, job core.InsightJob, worker 
 // ReleaseInsightJob gives a claimed job back as it was before the claim (shutdown): queued, the attempt
 // not counted.
 func (s *Store) ReleaseInsightJob(ctx context.Context, job core.InsightJob, worker string) error {
-	return s.jobUpdate(ctx, "release insight job", `UPDATE insight_jobs SET state = 'queued',
-		attempts = greatest(attempts - 1, 0), lease_until = NULL, leased_by = '', updated_at = `+dbNow+`
-		WHERE `+held, job.ID, job.Workspace, worker)
+	return s.jobUpdate(ctx, "release insight job", `UPDATE insight_jobs SET `+released+` WHERE `+held, job.ID, job.Workspace, worker)
 }
+
+// ReleaseInsightJobs gives back every job worker holds, except those in keep, as before its claim.
+func (s *Store) ReleaseInsightJobs(ctx context.Context, worker string, keep []core.ID) (int, error) {
+	ids := make([]string, len(keep))
+	for i, id := range keep {
+		ids[i] = string(id)
+	}
+	tag, err := s.pool.Exec(ctx, `UPDATE insight_jobs SET `+released+` WHERE state = 'running' AND leased_by = $1
+		AND NOT (id = ANY ($2::text[]))`, worker, ids)
+	if err != nil {
+		return 0, fail("release insight jobs", err)
+	}
+	return int(tag.RowsAffected()), nil
+}
+
+// released is the change that gives a claimed job back: queued and due as before, the claim's attempt not
+// counted.
+const released = `state = 'queued', attempts = greatest(attempts - 1, 0), lease_until = NULL, leased_by = '',
+	updated_at = ` + dbNow
 
 // ExtendInsightJobs pushes back the lease of every job worker holds, in one statement: the heartbeat that
 // keeps a slow extraction's claim alive, and that stops when the worker's process dies.

@@ -73,6 +73,23 @@ type querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
+// RecordsByID reads the records of ws among ids in one query.
+func (s *Store) RecordsByID(ctx context.Context, ws core.ID, ids []core.ID) ([]core.Record, error) {
+	list := make([]string, len(ids))
+	for i, id := range ids {
+		list[i] = string(id)
+	}
+	rows, err := s.pool.Query(ctx, selectFrom("records")+` WHERE r.workspace_id = $1 AND r.id = ANY ($2::text[])`, ws, list)
+	if err != nil {
+		return nil, fail("records by id", err)
+	}
+	recs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (core.Record, error) { return scanRecord(r) })
+	if err != nil {
+		return nil, fail("records by id", err)
+	}
+	return recs, nil
+}
+
 func (s *Store) record(ctx context.Context, q querier, ws, id core.ID) (core.Record, error) {
 	return scanRecord(q.QueryRow(ctx, selectFrom("records")+` WHERE r.workspace_id = $1 AND r.id = $2`, ws, id))
 }

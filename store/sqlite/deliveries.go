@@ -12,9 +12,9 @@ import (
 
 const deliveryCols = `id, workspace_id, entry, body, state, attempts, last_error, run_at, lease_until, leased_by, created_at, updated_at`
 
-func scanDelivery(sc scanner) (core.WebhookDelivery, error) {
+func scanDelivery(sc scanner) (core.Delivery, error) {
 	var (
-		d                       core.WebhookDelivery
+		d                       core.Delivery
 		runAt, created, updated int64
 		lease                   sql.NullInt64
 	)
@@ -24,30 +24,30 @@ func scanDelivery(sc scanner) (core.WebhookDelivery, error) {
 	return d, err
 }
 
-// QueueWebhookDelivery stores a delivery as queued; a missing workspace is core.ErrNotFound.
-func (s *Store) QueueWebhookDelivery(ctx context.Context, d core.WebhookDelivery) error {
+// QueueDelivery stores a delivery as queued; a missing workspace is core.ErrNotFound.
+func (s *Store) QueueDelivery(ctx context.Context, d core.Delivery) error {
 	return s.write(ctx, "queue webhook delivery", func(tx *wtx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO webhook_deliveries (`+deliveryCols+`)
+		_, err := tx.ExecContext(ctx, `INSERT INTO deliveries (`+deliveryCols+`)
 			VALUES (?, ?, ?, ?, 'queued', 0, '', ?, NULL, '', ?, ?)`,
 			d.ID, d.Workspace, d.Entry, d.Body, ms(d.RunAt), ms(d.CreatedAt), ms(d.UpdatedAt))
 		return err
 	})
 }
 
-// ClaimWebhookDeliveries leases up to n due deliveries of entry to worker, oldest first. The single writer
+// ClaimDeliveries leases up to n due deliveries of entry to worker, oldest first. The single writer
 // makes the claim atomic.
-func (s *Store) ClaimWebhookDeliveries(ctx context.Context, entry, worker string, n int, lease time.Duration) ([]core.WebhookDelivery, error) {
+func (s *Store) ClaimDeliveries(ctx context.Context, entry, worker string, n int, lease time.Duration) ([]core.Delivery, error) {
 	if n <= 0 {
-		return []core.WebhookDelivery{}, nil
+		return []core.Delivery{}, nil
 	}
-	var out []core.WebhookDelivery
+	var out []core.Delivery
 	err := s.write(ctx, "claim webhook deliveries", func(tx *wtx) error {
 		now := s.nowMS()
-		ids, err := column(tx.QueryContext(ctx, `SELECT id FROM webhook_deliveries WHERE entry = ?
+		ids, err := column(tx.QueryContext(ctx, `SELECT id FROM deliveries WHERE entry = ?
 			AND ((state = 'queued' AND run_at <= ?) OR (state = 'running' AND lease_until <= ?))
 			ORDER BY created_at, id LIMIT ?`, entry, now, now, n))
 		if err != nil || len(ids) == 0 {
-			out = []core.WebhookDelivery{}
+			out = []core.Delivery{}
 			return err
 		}
 		args := []any{now + lease.Milliseconds(), worker, now}
@@ -55,11 +55,11 @@ func (s *Store) ClaimWebhookDeliveries(ctx context.Context, entry, worker string
 			args = append(args, id)
 		}
 		in := strings.TrimSuffix(strings.Repeat("?, ", len(ids)), ", ")
-		if _, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET state = 'running', attempts = attempts + 1,
+		if _, err := tx.ExecContext(ctx, `UPDATE deliveries SET state = 'running', attempts = attempts + 1,
 			lease_until = ?, leased_by = ?, updated_at = ? WHERE id IN (`+in+`)`, args...); err != nil {
 			return err
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT `+deliveryCols+` FROM webhook_deliveries WHERE id IN (`+in+`)
+		rows, err := tx.QueryContext(ctx, `SELECT `+deliveryCols+` FROM deliveries WHERE id IN (`+in+`)
 			ORDER BY created_at, id`, args[3:]...)
 		if err != nil {
 			return err
@@ -76,21 +76,21 @@ func (s *Store) ClaimWebhookDeliveries(ctx context.Context, entry, worker string
 // heldDelivery is the condition that the delivery is still the worker's: running and leased to it.
 const heldDelivery = `id = ? AND workspace_id = ? AND state = 'running' AND leased_by = ?`
 
-// FinishWebhookDelivery deletes a delivery whose records are written, only while worker holds it.
-func (s *Store) FinishWebhookDelivery(ctx context.Context, d core.WebhookDelivery, worker string) error {
+// FinishDelivery deletes a delivery whose records are written, only while worker holds it.
+func (s *Store) FinishDelivery(ctx context.Context, d core.Delivery, worker string) error {
 	return s.write(ctx, "finish webhook delivery", func(tx *wtx) error {
-		return notHeld(tx.ExecContext(ctx, `DELETE FROM webhook_deliveries WHERE `+heldDelivery, d.ID, d.Workspace, worker))
+		return notHeld(tx.ExecContext(ctx, `DELETE FROM deliveries WHERE `+heldDelivery, d.ID, d.Workspace, worker))
 	})
 }
 
-// FailWebhookDelivery records a failed attempt: queued again at retryAt, or kept as failed when final.
-func (s *Store) FailWebhookDelivery(ctx context.Context, d core.WebhookDelivery, worker, msg string, retryAt time.Time, final bool) error {
+// FailDelivery records a failed attempt: queued again at retryAt, or kept as failed when final.
+func (s *Store) FailDelivery(ctx context.Context, d core.Delivery, worker, msg string, retryAt time.Time, final bool) error {
 	state := core.JobQueued
 	if final {
 		state = core.JobFailed
 	}
 	return s.write(ctx, "fail webhook delivery", func(tx *wtx) error {
-		return notHeld(tx.ExecContext(ctx, `UPDATE webhook_deliveries SET state = ?, last_error = ?, run_at = ?,
+		return notHeld(tx.ExecContext(ctx, `UPDATE deliveries SET state = ?, last_error = ?, run_at = ?,
 			lease_until = NULL, leased_by = '', updated_at = ? WHERE `+heldDelivery,
 			state, msg, ms(retryAt), s.nowMS(), d.ID, d.Workspace, worker))
 	})
@@ -105,9 +105,9 @@ func notHeld(res sql.Result, err error) error {
 	return err
 }
 
-// WebhookDeliveries lists the kept deliveries of entry in ws, oldest first.
-func (s *Store) WebhookDeliveries(ctx context.Context, ws core.ID, entry string) ([]core.WebhookDelivery, error) {
-	rows, err := s.rq.QueryContext(ctx, `SELECT `+deliveryCols+` FROM webhook_deliveries
+// Deliveries lists the kept deliveries of entry in ws, oldest first.
+func (s *Store) Deliveries(ctx context.Context, ws core.ID, entry string) ([]core.Delivery, error) {
+	rows, err := s.rq.QueryContext(ctx, `SELECT `+deliveryCols+` FROM deliveries
 		WHERE entry = ? AND workspace_id = ? ORDER BY created_at, id`, entry, ws)
 	if err != nil {
 		return nil, s.fail("webhook deliveries", err)

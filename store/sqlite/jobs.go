@@ -3,6 +3,8 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -34,21 +36,54 @@ var errNotHeld = fmt.Errorf("insight job is not held by this worker: %w", core.E
 // only while worker holds the job.
 func (s *Store) CompleteInsightJob(ctx context.Context, job core.InsightJob, worker string, ins []core.Insight) error {
 	return s.write(ctx, "complete insight job", func(tx *wtx) error {
+		return completeJob(ctx, tx, job, worker, ins, s.nowMS())
+	})
+}
+
+// CompleteInsightJobs completes every job of results that worker still holds in one write, so jobs that
+// finish together share a transaction and its commit; the others are returned, untouched.
+func (s *Store) CompleteInsightJobs(ctx context.Context, worker string, results []core.JobResult) ([]core.ID, error) {
+	notHeld := []core.ID{}
+	if len(results) == 0 {
+		return notHeld, nil
+	}
+	err := s.write(ctx, "complete insight jobs", func(tx *wtx) error {
+		notHeld = notHeld[:0]
 		now := s.nowMS()
-		if err := heldChange(tx.ExecContext(ctx, `UPDATE insight_jobs SET state = 'done', lease_until = NULL, leased_by = '',
-			last_error = '', updated_at = ? WHERE `+held, now, job.ID, job.Workspace, worker)); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM insights WHERE workspace_id = ? AND record_id = ?`, job.Workspace, job.RecordID); err != nil {
-			return err
-		}
-		for _, in := range ins {
-			if err := insertInsight(ctx, tx, job, in, now); err != nil {
+		for _, r := range results {
+			err := completeJob(ctx, tx, r.Job, worker, r.Insights, now)
+			if errors.Is(err, errNotHeld) {
+				notHeld = append(notHeld, r.Job.ID)
+				continue
+			}
+			if err != nil {
 				return err
 			}
 		}
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return notHeld, nil
+}
+
+// completeJob marks the job done and replaces its record's insights with ins; errNotHeld, with nothing
+// written, when worker no longer holds it.
+func completeJob(ctx context.Context, tx *wtx, job core.InsightJob, worker string, ins []core.Insight, now int64) error {
+	if err := heldChange(tx.ExecContext(ctx, `UPDATE insight_jobs SET state = 'done', lease_until = NULL, leased_by = '',
+		last_error = '', updated_at = ? WHERE `+held, now, job.ID, job.Workspace, worker)); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM insights WHERE workspace_id = ? AND record_id = ?`, job.Workspace, job.RecordID); err != nil {
+		return err
+	}
+	for _, in := range ins {
+		if err := insertInsight(ctx, tx, job, in, now); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // FailInsightJob records a failed attempt: back to the queue at retryAt, or kept as failed when final.
@@ -66,9 +101,37 @@ func (s *Store) FailInsightJob(ctx context.Context, job core.InsightJob, worker 
 // ReleaseInsightJob puts a claimed job back as it was before the claim, attempt included.
 func (s *Store) ReleaseInsightJob(ctx context.Context, job core.InsightJob, worker string) error {
 	return s.write(ctx, "release insight job", func(tx *wtx) error {
-		return heldChange(tx.ExecContext(ctx, `UPDATE insight_jobs SET state = 'queued', attempts = max(attempts - 1, 0),
-			lease_until = NULL, leased_by = '', updated_at = ? WHERE `+held, s.nowMS(), job.ID, job.Workspace, worker))
+		return heldChange(tx.ExecContext(ctx, `UPDATE insight_jobs SET `+released+` WHERE `+held, s.nowMS(), job.ID, job.Workspace, worker))
 	})
+}
+
+// ReleaseInsightJobs puts every job worker holds, except those in keep, back as before its claim.
+func (s *Store) ReleaseInsightJobs(ctx context.Context, worker string, keep []core.ID) (int, error) {
+	ids, err := json.Marshal(nonNilIDs(keep))
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	err = s.write(ctx, "release insight jobs", func(tx *wtx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE insight_jobs SET `+released+` WHERE state = 'running' AND leased_by = ?
+			AND id NOT IN (SELECT value FROM json_each(?))`, s.nowMS(), worker, string(ids))
+		if err == nil {
+			n, err = res.RowsAffected()
+		}
+		return err
+	})
+	return int(n), err
+}
+
+// released is the change that gives a claimed job back (its one parameter is the time of the change): queued
+// and due as before, and the claim's attempt not counted.
+const released = `state = 'queued', attempts = max(attempts - 1, 0), lease_until = NULL, leased_by = '', updated_at = ?`
+
+func nonNilIDs(ids []core.ID) []core.ID {
+	if ids == nil {
+		return []core.ID{}
+	}
+	return ids
 }
 
 // ExtendInsightJobs pushes back the lease of every job worker holds: the worker's heartbeat.

@@ -57,6 +57,32 @@ func (s *Store) Record(ctx context.Context, ws, id core.ID) (core.Record, error)
 	return r, s.fail("record", err)
 }
 
+// RecordsByID reads the records of ws among ids with their tags: two queries however many there are.
+func (s *Store) RecordsByID(ctx context.Context, ws core.ID, ids []core.ID) ([]core.Record, error) {
+	if len(ids) == 0 {
+		return []core.Record{}, nil
+	}
+	args := []any{ws}
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	// The ids are looked up one by one in their unique index; the workspace, written +r.workspace_id, only
+	// filters, or the planner may read the whole workspace through its listing index.
+	rows, err := s.rq.QueryContext(ctx, recordSelect+` WHERE +r.workspace_id = ? AND r.id IN (`+
+		strings.TrimSuffix(strings.Repeat("?, ", len(ids)), ", ")+`)`, args...)
+	if err != nil {
+		return nil, s.fail("records by id", err)
+	}
+	recs, err := collect(rows, scanRecord)
+	if err == nil {
+		err = loadTags(ctx, s.rq, recs)
+	}
+	if err != nil {
+		return nil, s.fail("records by id", err)
+	}
+	return recs, nil
+}
+
 // loadTags fills the tags of a page of records with one query, in the order they were given.
 func loadTags(ctx context.Context, q queryer, recs []core.Record) error {
 	if len(recs) == 0 {

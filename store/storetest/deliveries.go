@@ -10,27 +10,27 @@ import (
 )
 
 // deliver queues a webhook delivery through the service and fails the test on an error.
-func (f *fixture) deliver(ws core.ID, entry, body string) core.WebhookDelivery {
+func (f *fixture) deliver(ws core.ID, entry, body string) core.Delivery {
 	f.t.Helper()
-	d, err := f.svc.QueueWebhookDelivery(f.ctx, ws, entry, []byte(body))
+	d, err := f.svc.QueueDelivery(f.ctx, ws, entry, []byte(body))
 	if err != nil {
 		f.t.Fatalf("queue delivery: %v", err)
 	}
 	return d
 }
 
-func (f *fixture) claimDeliveries(entry, worker string, n int, lease time.Duration) []core.WebhookDelivery {
+func (f *fixture) claimDeliveries(entry, worker string, n int, lease time.Duration) []core.Delivery {
 	f.t.Helper()
-	ds, err := f.st.ClaimWebhookDeliveries(f.ctx, entry, worker, n, lease)
+	ds, err := f.st.ClaimDeliveries(f.ctx, entry, worker, n, lease)
 	if err != nil {
 		f.t.Fatalf("claim deliveries: %v", err)
 	}
 	return ds
 }
 
-func (f *fixture) kept(ws core.ID, entry string) []core.WebhookDelivery {
+func (f *fixture) kept(ws core.ID, entry string) []core.Delivery {
 	f.t.Helper()
-	ds, err := f.st.WebhookDeliveries(f.ctx, ws, entry)
+	ds, err := f.st.Deliveries(f.ctx, ws, entry)
 	if err != nil {
 		f.t.Fatalf("list deliveries: %v", err)
 	}
@@ -57,9 +57,9 @@ var deliveryTests = map[string]func(t *testing.T, f *fixture){
 		equal(t, "oldest first", got[1].ID, second.ID)
 		equal(t, "nothing more is due", len(f.claimDeliveries("crm", "w2", 5, time.Minute)), 0)
 
-		wantErr(t, "finish by another worker", f.st.FinishWebhookDelivery(f.ctx, d, "w2"), core.ErrConflict)
-		noErr(t, "finish", f.st.FinishWebhookDelivery(f.ctx, d, "w1"))
-		wantErr(t, "finish twice", f.st.FinishWebhookDelivery(f.ctx, d, "w1"), core.ErrConflict)
+		wantErr(t, "finish by another worker", f.st.FinishDelivery(f.ctx, d, "w2"), core.ErrConflict)
+		noErr(t, "finish", f.st.FinishDelivery(f.ctx, d, "w1"))
+		wantErr(t, "finish twice", f.st.FinishDelivery(f.ctx, d, "w1"), core.ErrConflict)
 		left := f.kept(a, "crm")
 		equal(t, "kept after finishing one", len(left), 1)
 		equal(t, "the other is kept", left[0].ID, second.ID)
@@ -70,8 +70,8 @@ var deliveryTests = map[string]func(t *testing.T, f *fixture){
 		ws := f.workspace("A", 0).ID
 		f.deliver(ws, "crm", `{}`)
 		d := f.claimDeliveries("crm", "w1", 1, time.Minute)[0]
-		noErr(t, "fail, retry later", f.st.FailWebhookDelivery(f.ctx, d, "w1", "store busy", time.Now().Add(300*time.Millisecond), false))
-		wantErr(t, "fail when no longer held", f.st.FailWebhookDelivery(f.ctx, d, "w1", "x", time.Now(), false), core.ErrConflict)
+		noErr(t, "fail, retry later", f.st.FailDelivery(f.ctx, d, "w1", "store busy", time.Now().Add(300*time.Millisecond), false))
+		wantErr(t, "fail when no longer held", f.st.FailDelivery(f.ctx, d, "w1", "x", time.Now(), false), core.ErrConflict)
 		equal(t, "not due before its retry time", len(f.claimDeliveries("crm", "w1", 1, time.Minute)), 0)
 		k := f.kept(ws, "crm")[0]
 		equal(t, "requeued", [2]string{k.State, k.LastError}, [2]string{core.JobQueued, "store busy"})
@@ -79,7 +79,7 @@ var deliveryTests = map[string]func(t *testing.T, f *fixture){
 		time.Sleep(400 * time.Millisecond)
 		d = f.claimDeliveries("crm", "w1", 1, time.Minute)[0]
 		equal(t, "second attempt", d.Attempts, 2)
-		noErr(t, "fail for good", f.st.FailWebhookDelivery(f.ctx, d, "w1", "workspace suspended", time.Now(), true))
+		noErr(t, "fail for good", f.st.FailDelivery(f.ctx, d, "w1", "workspace suspended", time.Now(), true))
 		equal(t, "a failed delivery is not claimed", len(f.claimDeliveries("crm", "w1", 1, time.Minute)), 0)
 		k = f.kept(ws, "crm")[0]
 		equal(t, "kept as failed with its error", [3]string{k.State, k.LastError, string(k.Body)},
@@ -95,8 +95,8 @@ var deliveryTests = map[string]func(t *testing.T, f *fixture){
 		if len(again) != 1 || again[0].ID != d.ID || again[0].Attempts != 2 {
 			t.Fatalf("the delivery of a worker that died was not taken over: %+v", again)
 		}
-		wantErr(t, "the old holder's finish", f.st.FinishWebhookDelivery(f.ctx, d, "dead"), core.ErrConflict)
-		noErr(t, "the new holder's finish", f.st.FinishWebhookDelivery(f.ctx, again[0], "w2"))
+		wantErr(t, "the old holder's finish", f.st.FinishDelivery(f.ctx, d, "dead"), core.ErrConflict)
+		noErr(t, "the new holder's finish", f.st.FinishDelivery(f.ctx, again[0], "w2"))
 	},
 	"ConcurrentClaimsShareNothing": func(t *testing.T, f *fixture) {
 		ws := f.workspace("A", 0).ID
@@ -114,7 +114,7 @@ var deliveryTests = map[string]func(t *testing.T, f *fixture){
 			go func() {
 				defer wg.Done()
 				for {
-					ds, err := f.st.ClaimWebhookDeliveries(f.ctx, "crm", fmt.Sprint("w", w), 2, time.Minute)
+					ds, err := f.st.ClaimDeliveries(f.ctx, "crm", fmt.Sprint("w", w), 2, time.Minute)
 					if err != nil {
 						t.Errorf("claim: %v", err)
 						return
@@ -137,7 +137,7 @@ var deliveryTests = map[string]func(t *testing.T, f *fixture){
 		}
 	},
 	"MissingWorkspaceIsRefused": func(t *testing.T, f *fixture) {
-		err := f.st.QueueWebhookDelivery(f.ctx, core.WebhookDelivery{ID: core.NewID(), Workspace: core.NewID(), Entry: "crm",
+		err := f.st.QueueDelivery(f.ctx, core.Delivery{ID: core.NewID(), Workspace: core.NewID(), Entry: "crm",
 			Body: []byte(`{}`), RunAt: time.Now(), CreatedAt: time.Now(), UpdatedAt: time.Now()})
 		wantErr(t, "queue into a missing workspace", err, core.ErrNotFound)
 	},

@@ -31,7 +31,7 @@ func Run(t *testing.T, open func(t *testing.T) core.Store) {
 		{"Bulk", bulkTests},
 		{"Connectors", connectorTests},
 		{"InsightQueue", insightTests},
-		{"WebhookDeliveries", deliveryTests},
+		{"Deliveries", deliveryTests},
 		{"Signals", signalTests},
 		{"Leases", leaseTests},
 		{"Backend", backendTests},

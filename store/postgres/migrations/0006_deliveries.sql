@@ -1,6 +1,6 @@
--- Inbound webhook deliveries answered 202: the payload as received, kept until the entry's worker has
--- written its records (then deleted), or kept as failed with the last error.
-CREATE TABLE webhook_deliveries (
+-- Input a connector answered before writing it (the webhook's 202): kept as received until the entry's
+-- worker has written its records (then deleted), or kept as failed with the last error.
+CREATE TABLE deliveries (
     id            text PRIMARY KEY,
     workspace_id  text NOT NULL REFERENCES workspaces(id),
     entry         text NOT NULL,
@@ -14,4 +14,4 @@ CREATE TABLE webhook_deliveries (
     created_at    timestamptz NOT NULL,
     updated_at    timestamptz NOT NULL
 );
-CREATE INDEX webhook_deliveries_entry ON webhook_deliveries (entry, created_at, id);
+CREATE INDEX deliveries_entry ON deliveries (entry, created_at, id);
