@@ -73,19 +73,27 @@ func TestPoolGivesBackJobsOfALostClaim(t *testing.T) {
 			t.Fatal(err)
 		}
 		start(t, p)
-		waitFor(t, "an empty queue, well within the lost claim's lease", func() bool { return e.depth() == 0 })
-		done := 0
-		for _, en := range hook.AllEntries() {
-			if en.Message != "insights: job done" {
-				continue
+		// A job's "done" line follows its write, so the queue can be empty a moment before the last line.
+		doneLines := func() []*logrus.Entry {
+			var out []*logrus.Entry
+			for _, en := range hook.AllEntries() {
+				if en.Message == "insights: job done" {
+					out = append(out, en)
+				}
 			}
-			done++
+			return out
+		}
+		waitFor(t, "every job done, well within the lost claim's lease", func() bool {
+			return e.depth() == 0 && len(doneLines()) >= n
+		})
+		done := doneLines()
+		for _, en := range done {
 			if a := en.Data["attempt"]; a != 1 {
 				t.Errorf("job %v done on attempt %v, want 1: the lost claim's attempt counted", en.Data["job"], a)
 			}
 		}
-		if done != n {
-			t.Errorf("%d jobs done, want %d", done, n)
+		if len(done) != n {
+			t.Errorf("%d jobs done, want %d", len(done), n)
 		}
 		for i := range n {
 			if got := ex.count(fmt.Sprintf("job-%02d", i)); got != 1 {
