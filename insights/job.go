@@ -24,11 +24,26 @@ const (
 )
 
 // storeCall returns the context for one store call made on the pool's behalf: detached from ctx, bounded by
-// storeTimeout, and by shutdownGrace once ctx ends.
+// storeTimeout, and ended shutdownGrace after ctx ends. Under Run (withStopGrace) that end is one moment
+// shared by every call, so the calls a stop still makes one after another (a claim, an outcome, the
+// fence) cannot add up their graces.
 func storeCall(ctx context.Context) (context.Context, context.CancelFunc) {
+	if grace, ok := ctx.Value(graceKey{}).(context.Context); ok {
+		return context.WithTimeout(grace, storeTimeout)
+	}
 	c, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
 	stop := context.AfterFunc(ctx, func() { time.AfterFunc(shutdownGrace, cancel) })
 	return c, func() { stop(); cancel() }
+}
+
+type graceKey struct{}
+
+// withStopGrace returns ctx carrying the pool's store-call context: alive while ctx is, and for
+// shutdownGrace after it ends.
+func withStopGrace(ctx context.Context) context.Context {
+	grace, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	context.AfterFunc(ctx, func() { time.AfterFunc(shutdownGrace, cancel) })
+	return context.WithValue(ctx, graceKey{}, grace)
 }
 
 // An outcome that cannot be written because the store is unavailable (down, busy) is written again after

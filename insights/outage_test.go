@@ -149,6 +149,8 @@ func TestPoolStopsRewritingOnShutdown(t *testing.T) {
 	e.stop()
 	if d := time.Since(stopped); d > storeTimeout {
 		t.Errorf("Run took %v to return while the store was unavailable", d)
+	} else {
+		t.Logf("Run returned %v after the stop", d.Round(time.Millisecond))
 	}
 	e.giveStoreBack()
 	if j := e.job(); j.State != core.JobRunning {

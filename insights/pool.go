@@ -145,6 +145,7 @@ type claim struct {
 // jobs, and the claimed jobs no worker started, back to the queue untouched, and returns nil once every
 // worker has stopped and every finished job's write has ended.
 func (p *Pool) Run(ctx context.Context) error {
+	ctx = withStopGrace(ctx)
 	jobs := make(chan claim, p.cfg.Workers+reserve)
 	free := make(chan struct{}, 1) // a worker finished a job since dispatch last looked
 	results := make(chan finished, max(writesPerWorker*p.cfg.Workers, maxComplete))
