@@ -87,7 +87,7 @@ func (s *Store) maintain() {
 	for {
 		select {
 		case <-tick.C:
-			s.write(context.Background(), "optimize", optimize)
+			s.write(housekeeping(), "optimize", optimize)
 		case <-s.quit:
 			return
 		}
@@ -188,6 +188,14 @@ func (s *Store) group(batch []*writeReq) {
 	s.prepare(ctx, t.missed)
 }
 
+type housekeepingKey struct{}
+
+// housekeeping is the context of the store's background writes (index drains, statistics), which give up
+// with the group they share when no other caller waits for it, and try again later.
+func housekeeping() context.Context {
+	return context.WithValue(context.Background(), housekeepingKey{}, true)
+}
+
 // beginPoll is the writer connection's own busy timeout: how long one BEGIN waits for another process's
 // lock before begin looks again whether anyone still waits for the group.
 const beginPoll = 100 * time.Millisecond
@@ -213,10 +221,12 @@ func (s *Store) begin(ctx context.Context, batch []*writeReq) (*sql.Tx, error) {
 }
 
 // waited returns the cause of the first caller's end when no caller of batch waits any more, else nil.
+// The store's own housekeeping (housekeeping) does not count as waiting: it tries again later, and must
+// not keep a group whose callers have gone waiting for the lock.
 func waited(batch []*writeReq) error {
 	var cause error
 	for _, r := range batch {
-		if r.ctx.Err() == nil {
+		if r.ctx.Err() == nil && r.ctx.Value(housekeepingKey{}) == nil {
 			return nil
 		}
 		if cause == nil {

@@ -64,7 +64,7 @@ func (s *Store) indexer() {
 			return
 		}
 		// On failure (a full disk, say) the entries stay queued, and searches still find their records.
-		for s.FlushIndex(context.Background()) != nil {
+		for s.FlushIndex(housekeeping()) != nil {
 			select {
 			case <-time.After(time.Second):
 			case <-s.quit:
