@@ -53,8 +53,15 @@ func bigExport(n int) []byte {
 // the jobs the import queued, mixed CLI commands run against the same SQLite store. Every one succeeds;
 // those whose work does not grow with the store (tag list, key create, key revoke, import runs) answer
 // within 1 s at the 99th percentile. Backups copy the whole store, so their times are reported apart.
+//
+// The latency target is for a machine that runs this test alone: on one busy with other work every process
+// start is slow, whatever the store does. So it is asserted when FEEDBRIDGE_SHARING_STRICT=1 (CI runs the
+// test alone that way) or when the machine was quiet as the test began (load average at most one per
+// core), and otherwise only reported. The race detector's build is never held to it.
 func TestCLIBesideBusyDaemon(t *testing.T) {
 	rows, commands := sharingSize(t)
+	strict := os.Getenv("FEEDBRIDGE_SHARING_STRICT") == "1"
+	loadBefore := loadPerCore()
 	e := newEnv(t, "", "")
 	ws, _ := e.workspace("Sharing")
 	e.cli("tag", "add", "--workspace", ws, "Bug", "Billing")
@@ -193,13 +200,10 @@ connectors:
 	for _, k := range kinds {
 		figures(t, "%s: n=%d p50=%v p99=%v max=%v", k, len(byKind[k]), p(byKind[k], 0.5), p(byKind[k], 0.99), p(byKind[k], 1))
 	}
-	// The latency target holds on a machine that runs this test alone; on one busy with other work every
-	// process start is slow, whatever the store does, so there the figure is only reported.
-	load := loadPerCore()
 	switch p99 := p(quick, 0.99); {
 	case raceBuild:
-	case load > 1.5:
-		t.Logf("p99 %v not held to the 1 s target: load average %.1f per core", p99, load)
+	case !strict && loadBefore > 1:
+		t.Logf("p99 %v not held to the 1 s target: the load average was %.1f per core as the test began (FEEDBRIDGE_SHARING_STRICT=1 holds it)", p99, loadBefore)
 	case p99 >= time.Second:
 		t.Errorf("p99 of the commands beside the busy daemon is %v, the target is under 1 s", p99)
 	}

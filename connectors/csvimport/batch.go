@@ -30,9 +30,11 @@ type importer struct {
 	run      core.ImportRun
 	tags     tagMatcher
 	errs     *ErrorWriter
-	cur      *batch   // being filled
-	inflight []*batch // handed to the store, oldest first, not counted yet
-	parallel int      // how many batches may be in flight
+	cur      *batch    // being filled
+	inflight []*batch  // handed to the store, oldest first, not counted yet
+	parallel int       // how many batches may be in flight
+	size     int       // rows per batch now, up to opts.BatchSize (see fit)
+	lastEnd  time.Time // when the last batch counted finished writing
 	saved    time.Time
 }
 
@@ -52,9 +54,11 @@ type batch struct {
 	rows []Row // the rows behind subs, for the errors file
 	bad  []Row // rows the reader refused
 	keys map[string]bool
-	done chan struct{} // closed when res and err are set
+	done chan struct{} // closed when res, err, start and end are set
 	res  []core.BatchResult
 	err  error
+	// start and end bound the batch's write, zero when nothing was written.
+	start, end time.Time
 }
 
 func (b *batch) size() int { return len(b.subs) + len(b.bad) }
@@ -87,7 +91,7 @@ func (im *importer) importAll(ctx context.Context, r io.Reader) error {
 	}
 	im.errs = NewErrorWriter(rd, im.openErrors)
 	defer im.errs.Close()
-	im.cur, im.parallel = &batch{}, im.writers()
+	im.cur, im.parallel, im.size = &batch{}, im.writers(), im.opts.BatchSize
 	if err := im.readAll(ctx, rd); err != nil {
 		// Batches still being written are counted if they were stored, so the run says what it created.
 		return errors.Join(err, im.drain(ctx, len(im.inflight)))
@@ -116,7 +120,7 @@ func (im *importer) readAll(ctx context.Context, rd *Reader) error {
 			im.cur.subs = append(im.cur.subs, im.submission(row.Fields))
 			im.cur.rows = append(im.cur.rows, row)
 		}
-		if im.cur.size() >= im.opts.BatchSize {
+		if im.cur.size() >= im.size {
 			if err := im.send(ctx); err != nil {
 				return err
 			}
@@ -220,7 +224,9 @@ func (im *importer) send(ctx context.Context) error {
 		go func() {
 			defer close(b.done)
 			defer recovery.Guard(im.opts.Log, "csv: write batch", &b.err)
+			b.start = time.Now()
 			b.res, b.err = im.write(ctx, b.subs)
+			b.end = time.Now()
 		}()
 	}
 	return nil
@@ -233,6 +239,7 @@ func (im *importer) drain(ctx context.Context, n int) error {
 	for ; len(im.inflight) > 0 && (n > 0 || first != nil); n-- {
 		b := im.inflight[0]
 		<-b.done
+		im.fit(b)
 		im.inflight[0] = nil
 		im.inflight = im.inflight[1:]
 		err := b.err
@@ -244,6 +251,39 @@ func (im *importer) drain(ctx context.Context, n int) error {
 		}
 	}
 	return first
+}
+
+// A batch's rows are written in one transaction, and on SQLite every other writer, a command beside the
+// daemon included, waits for it. So the batch size follows how long the last write took: halved while
+// one takes longer than batchTime, doubled back towards opts.BatchSize while one takes less than a
+// quarter of it. On a quiet machine batches stay full; on a busy one they shrink until a write again takes
+// about batchTime. A write's time counts from its start or the previous batch's end, whichever is later,
+// so that a batch queued behind the one before it is not charged for that one's write.
+const (
+	batchTime = 100 * time.Millisecond
+	minBatch  = 100
+)
+
+// fit adjusts the batch size to the write of b, the oldest batch in flight.
+func (im *importer) fit(b *batch) {
+	if b.end.IsZero() {
+		return
+	}
+	took := b.end.Sub(later(b.start, im.lastEnd))
+	im.lastEnd = later(b.end, im.lastEnd)
+	switch {
+	case took > batchTime:
+		im.size = max(im.size/2, min(minBatch, im.opts.BatchSize))
+	case took < batchTime/4:
+		im.size = min(im.size*2, im.opts.BatchSize)
+	}
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // count reports a written batch: every row's outcome, in input order.

@@ -24,7 +24,7 @@ type Options struct {
 	Mapping    map[string]string             // field → header; see ParseMapping
 	DryRun     bool                          // read and check every row, write nothing: no record, no run, no errors file
 	ErrorsFile string                        // where bad rows go; ImportFile defaults it to <input>.errors.csv beside the input
-	BatchSize  int                           // rows per store transaction; 0: DefaultBatchSize
+	BatchSize  int                           // rows per store transaction at most (fewer while writes are slow); 0: DefaultBatchSize
 	Progress   func(core.ImportRun)          // called after every batch and once at the end; must not block
 	BadRow     func(line int, reason string) // called for every row that is not imported
 	Log        *logrus.Entry                 // nil: no log lines

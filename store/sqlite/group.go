@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -108,7 +109,14 @@ func optimize(tx *wtx) error {
 	return err
 }
 
-// group runs batch in one transaction and answers each write.
+// groupBudget is how long a group's transaction keeps taking the writes queued with it: once it has run
+// this long, the writes not yet started go back to the head of the queue for the next transaction. Another
+// process waiting for the write lock (a command beside the daemon) then waits for about one write, however
+// many are queued, while small writes still share a commit.
+const groupBudget = 50 * time.Millisecond
+
+// group runs batch in one transaction, or its first writes in one transaction and the rest later (see
+// groupBudget), and answers each write it ran or skipped.
 func (s *Store) group(batch []*writeReq) {
 	errs := make([]error, len(batch))
 	defer func() {
@@ -122,35 +130,34 @@ func (s *Store) group(batch []*writeReq) {
 	// others' writes (a cancelled statement interrupts the whole connection), so statements run without
 	// cancellation and a request whose context ended before its turn is skipped.
 	ctx := context.Background()
-	live := 0
-	for i, r := range batch {
-		if r.ctx.Err() != nil || !r.state.CompareAndSwap(reqQueued, reqStarted) {
-			errs[i] = context.Cause(r.ctx)
-			if errs[i] == nil {
-				errs[i] = context.Canceled
-			}
-			continue
+	if !slices.ContainsFunc(batch, func(r *writeReq) bool { return r.ctx.Err() == nil && r.state.Load() == reqQueued }) {
+		for i, r := range batch {
+			errs[i] = skipped(r)
 		}
-		live++
-	}
-	if live == 0 {
 		return // nothing left to write: no transaction, no wait for the lock
 	}
 	tx, err := s.begin(ctx, batch)
 	if err != nil {
-		for i := range errs {
-			errs[i] = err
+		for i, r := range batch {
+			if r.state.CompareAndSwap(reqQueued, reqStarted) {
+				errs[i] = err
+			} else {
+				errs[i] = skipped(r)
+			}
 		}
 		return
 	}
+	began := time.Now()
 	t := &wtx{raw: tx, c: s.wc, ctx: ctx}
 	ok := 0
 	for i, r := range batch {
-		if errs[i] != nil {
-			continue
+		if ok > 0 && time.Since(began) > groupBudget {
+			s.requeue(batch[i:])
+			batch, errs = batch[:i], errs[:i]
+			break
 		}
-		if err := r.ctx.Err(); err != nil {
-			errs[i] = err
+		if r.ctx.Err() != nil || !r.state.CompareAndSwap(reqQueued, reqStarted) {
+			errs[i] = skipped(r)
 			continue
 		}
 		if errs[i] = s.savepoint(t, r.fn, len(batch) > 1); errs[i] == nil {
@@ -186,6 +193,22 @@ func (s *Store) group(batch []*writeReq) {
 		}
 	}
 	s.prepare(ctx, t.missed)
+}
+
+// skipped is the answer to a write whose caller left before it started.
+func skipped(r *writeReq) error {
+	if err := context.Cause(r.ctx); err != nil {
+		return err
+	}
+	return context.Canceled
+}
+
+// requeue puts writes a group did not start back at the head of the queue, in their order; one of their
+// callers, all still waiting in write, leads the next group.
+func (s *Store) requeue(rest []*writeReq) {
+	s.qmu.Lock()
+	s.queue = append(slices.Clip(rest), s.queue...)
+	s.qmu.Unlock()
 }
 
 type housekeepingKey struct{}

@@ -19,8 +19,8 @@ const (
 	// with drains every 250 ms (about 5,000 records each), 8.1 s with drains of 10,000, 6.6 s with 20,000,
 	// and 3.2 s with 50,000.
 	indexDelay = 2 * time.Second
-	// indexBatch is how many queued entries one drain transaction moves; a queue this long is drained at
-	// once, without waiting for indexDelay. It bounds the queue a search reads: BenchmarkSearchQueued, over
+	// indexBatch is how many queued entries one drain transaction moves at most; a queue this long is
+	// drained at once, without waiting for indexDelay. It bounds the queue a search reads: BenchmarkSearchQueued, over
 	// 100,000 records, gives p50 1.5 ms with the queue empty, 10-13 ms with 10,000 queued and 48 ms with
 	// 50,000.
 	indexBatch = 50000
@@ -74,19 +74,40 @@ func (s *Store) indexer() {
 	}
 }
 
+// A drain moves up to indexBatch entries per transaction, the size that merges least, while the daemon has
+// the store to itself. Once a command has waited for the write lock lately (turn.shared), an index
+// transaction would be what it waits for, so a drain moves indexChunk entries at a time instead: a number
+// that follows how long the last chunk's statements took, halved while they take longer than indexTxTime
+// and doubled while they take less than a quarter of it. The write lock is then held for the index about
+// indexTxTime at a time, however slow the machine. FTS5's automatic merging does work in proportion to
+// what each transaction writes, so small chunks leave no merge for one long transaction to pay; they
+// only merge more in all.
+const (
+	indexTxTime     = 100 * time.Millisecond
+	minIndexChunk   = 1000
+	firstIndexChunk = 5000
+)
+
 // FlushIndex writes every queued full-text entry into the index now. The indexer calls it; benchmarks
 // call it to charge the work to the writes that queued it.
 func (s *Store) FlushIndex(ctx context.Context) error {
 	for {
 		var moved int64
+		chunk, adapt := int64(indexBatch), s.turn.shared()
+		if adapt {
+			chunk = s.indexChunk.Load()
+		}
+		var took time.Duration // the statements' time; the commit adds a fraction of it
 		err := s.write(ctx, "index", func(tx *wtx) error {
+			began := time.Now()
+			defer func() { took = time.Since(began) }()
 			if _, err := tx.ExecContext(tx.ctx, `INSERT INTO records_fts(rowid, search_text)
 				SELECT r.seq, r.search_text FROM records r
-				WHERE r.seq IN (SELECT seq FROM records_fts_pending ORDER BY seq LIMIT ?) ORDER BY r.seq`, indexBatch); err != nil {
+				WHERE r.seq IN (SELECT seq FROM records_fts_pending ORDER BY seq LIMIT ?) ORDER BY r.seq`, chunk); err != nil {
 				return err
 			}
 			res, err := tx.ExecContext(tx.ctx, `DELETE FROM records_fts_pending
-				WHERE seq IN (SELECT seq FROM records_fts_pending ORDER BY seq LIMIT ?)`, indexBatch)
+				WHERE seq IN (SELECT seq FROM records_fts_pending ORDER BY seq LIMIT ?)`, chunk)
 			if err != nil {
 				return err
 			}
@@ -97,8 +118,15 @@ func (s *Store) FlushIndex(ctx context.Context) error {
 			return err
 		}
 		s.backlog.Add(-moved)
-		if moved < indexBatch {
+		if moved < chunk {
 			return nil
+		}
+		switch {
+		case !adapt:
+		case took > indexTxTime && chunk > minIndexChunk:
+			s.indexChunk.Store(max(chunk/2, minIndexChunk))
+		case took < indexTxTime/4 && chunk < indexBatch:
+			s.indexChunk.Store(min(chunk*2, indexBatch))
 		}
 	}
 }

@@ -102,6 +102,9 @@ func TestCommandsShareTheStore(t *testing.T) {
 func TestWritersTakeTurns(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "fb.db")
 	daemon := openT(t, path)
+	if daemon.turn.shared() {
+		t.Fatal("a daemon no command has waited for counts the store as shared")
+	}
 	stop := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
@@ -132,5 +135,8 @@ func TestWritersTakeTurns(t *testing.T) {
 		if err := cmd.CreateWorkspace(t.Context(), ws); err != nil {
 			t.Fatalf("write %d of a command beside a busy daemon: %v", i, err)
 		}
+	}
+	if !daemon.turn.shared() {
+		t.Error("the daemon let a command go first but does not count the store as shared (its index drains stay long)")
 	}
 }

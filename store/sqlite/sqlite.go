@@ -52,6 +52,7 @@ type Store struct {
 	ck           *sql.DB       // one connection that checkpoints the log (checkpoint.go)
 	checkpointed chan struct{} // closed when the checkpointer has ended
 	backlog      atomic.Int64  // full-text entries queued and not yet drained, as far as this process knows
+	indexChunk   atomic.Int64  // entries one index drain transaction moves (indexer.go)
 	resolved     *resolved     // contacts and companies committed by this process (resolved.go)
 	health       writeHealth   // the writer's last storage failure (health.go)
 	once         sync.Once
@@ -115,6 +116,7 @@ func open(ctx context.Context, path string, busy time.Duration, mode Mode) (*Sto
 		role: mode, turn: openTurn(path, mode),
 		lead: make(chan struct{}, 1), nums: map[core.ID]int64{}, quit: make(chan struct{}), stopped: make(chan struct{}),
 		resolved: newResolved(), kick: make(chan struct{}, 1), urgent: make(chan struct{}, 1), indexed: make(chan struct{}), checkpointed: make(chan struct{})}
+	s.indexChunk.Store(firstIndexChunk)
 	if mode != ModeDaemon {
 		// A command lives for a moment next to the daemon, which does the background work.
 		close(s.stopped)

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"os"
+	"sync/atomic"
 	"time"
 )
 
@@ -13,8 +14,9 @@ import (
 // first. The daemon's check costs two system calls per transaction; daemons never wait for each other.
 type turn struct {
 	f         *os.File
-	daemon    bool      // yields to waiting commands; a command marks itself waiting instead
-	skipUntil time.Time // after a wait that ran out, stop yielding for a while (a stopped process holds the mark)
+	daemon    bool         // yields to waiting commands; a command marks itself waiting instead
+	skipUntil time.Time    // after a wait that ran out, stop yielding for a while (a stopped process holds the mark)
+	waitedAt  atomic.Int64 // Unix nanoseconds when the daemon last found a command waiting
 }
 
 const (
@@ -23,6 +25,8 @@ const (
 	maxYield = time.Second
 	// yieldPause is how long a writer stops yielding after a wait that ran out.
 	yieldPause = 10 * time.Second
+	// sharedFor is how long after a command last waited the daemon still counts the store as shared.
+	sharedFor = 10 * time.Second
 )
 
 // openTurn opens the turn file (PATH-turn, 0600). Without it (read-only, or a file system that refuses it)
@@ -50,6 +54,7 @@ func (t *turn) enter() {
 	}
 	if now := time.Now(); now.After(t.skipUntil) {
 		for deadline := now.Add(maxYield); !tryExclusive(t.f); time.Sleep(time.Millisecond) {
+			t.waitedAt.Store(time.Now().UnixNano())
 			if time.Now().After(deadline) {
 				t.skipUntil = time.Now().Add(yieldPause)
 				break
@@ -57,6 +62,12 @@ func (t *turn) enter() {
 		}
 		unlock(t.f)
 	}
+}
+
+// shared reports whether a command has waited for the write lock lately: the daemon then keeps the
+// transactions that only it needs (index drains) short.
+func (t *turn) shared() bool {
+	return t != nil && time.Since(time.Unix(0, t.waitedAt.Load())) < sharedFor
 }
 
 func (t *turn) leave() {
