@@ -5,15 +5,22 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
+
+	sqlite "modernc.org/sqlite"
 )
 
-// Backup writes an online, consistent copy of the database to path (VACUUM INTO): readers and the writer
-// keep working while it runs, and the copy is a complete database that Open accepts as it is. An existing
-// file at path is refused rather than overwritten. The copy holds every workspace's data: it is created
-// readable by the owner only, whatever the umask.
+// Backup writes an online, consistent copy of the database to path: SQLite's online backup copies every
+// page of one snapshot while readers and writers, in this process or another, keep working. The copy is a
+// complete database that Open accepts as it is. An existing file at path is refused rather than
+// overwritten. The copy holds every workspace's data: it is created readable by the owner only, whatever
+// the umask.
+//
+// Copying pages rather than rows (VACUUM INTO) takes a fraction of the time on a large store: the
+// indexes and the full-text index are copied, not built again.
 func (s *Store) Backup(ctx context.Context, path string) (err error) {
-	// VACUUM INTO writes into an empty file and keeps its mode; creating it here, exclusively and without
+	// The copy goes into an empty file that keeps its mode; creating it here, exclusively and without
 	// following a link, also closes the gap between the existence check and the write.
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if errors.Is(err, os.ErrExist) {
@@ -28,16 +35,40 @@ func (s *Store) Backup(ctx context.Context, path string) (err error) {
 	defer func() {
 		if err != nil {
 			os.Remove(path)
+			os.Remove(path + "-journal")
 		}
 	}()
-	// A connection of its own: VACUUM INTO only reads this database (one snapshot), so it must not queue
-	// behind the writer, and the readers are query-only, which VACUUM refuses.
+	// A connection of its own: the copy only reads this database (one snapshot), so it must not queue
+	// behind the writer.
 	db, err := sql.Open("sqlite", dsn(s.path, s.busy, ""))
 	if err != nil {
 		return fmt.Errorf("sqlite: backup: %w", err)
 	}
 	defer db.Close()
-	db.SetMaxOpenConns(1)
-	_, err = db.ExecContext(ctx, `VACUUM INTO ?`, path)
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return s.fail("backup", err)
+	}
+	defer conn.Close()
+	err = conn.Raw(func(dc any) error {
+		src, ok := dc.(pageCopier)
+		if !ok {
+			return errors.New("the SQLite driver cannot copy pages")
+		}
+		// The destination is opened without the store's pragmas: it is written once, in SQLite's default
+		// rollback mode, and becomes a WAL database like its source when the copy is opened.
+		b, err := src.NewBackup("file:" + (&url.URL{Path: path}).EscapedPath())
+		if err != nil {
+			return err
+		}
+		// All pages in one step: one read transaction, so one snapshot however the store changes meanwhile.
+		_, stepErr := b.Step(-1)
+		return errors.Join(stepErr, b.Finish())
+	})
 	return s.fail("backup", err)
+}
+
+// pageCopier is the driver connection's online backup.
+type pageCopier interface {
+	NewBackup(dstURI string) (*sqlite.Backup, error)
 }

@@ -68,6 +68,10 @@ func TestBackupIsAConsistentCopy(t *testing.T) {
 	if err := restored.Ping(ctx); err != nil {
 		t.Fatalf("ping the copy: %v", err)
 	}
+	var integrity string
+	if err := restored.w.QueryRowContext(ctx, `PRAGMA integrity_check`).Scan(&integrity); err != nil || integrity != "ok" {
+		t.Fatalf("the copy's integrity check: %q, %v", integrity, err)
+	}
 	got, err := restored.Workspace(ctx, ws.ID)
 	if err != nil || got.Name != "Acme" {
 		t.Fatalf("workspace in the copy: %+v, %v", got, err)
