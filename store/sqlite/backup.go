@@ -17,7 +17,7 @@ import (
 // overwritten. The copy holds every workspace's data: it is created readable by the owner only, whatever
 // the umask.
 //
-// Copying pages rather than rows (VACUUM INTO) takes a fraction of the time on a large store: the
+// Copying pages rather than rows (VACUUM INTO) takes much less time and CPU on a large store: the
 // indexes and the full-text index are copied, not built again.
 func (s *Store) Backup(ctx context.Context, path string) (err error) {
 	// The copy goes into an empty file that keeps its mode; creating it here, exclusively and without
