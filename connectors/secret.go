@@ -19,9 +19,49 @@ const secretPrefix = "file:"
 // maxSecretSize guards against pointing a secret at a large file by mistake.
 const maxSecretSize = 64 << 10
 
+// asciiSpace is the only whitespace a secret or a presented credential is trimmed of or judged blank by: a
+// non-breaking space or any other Unicode space is part of the value, never padding, so it can neither make
+// a secret look present nor make a presented token match an empty one.
+const asciiSpace = " \t\r\n\v\f"
+
+// ErrBlankSecret is a secret that was given but holds nothing but ASCII whitespace. Anyone can sign with an
+// empty HMAC key or present an empty token, so such a secret is refused, never used.
+var ErrBlankSecret = errors.New("secret: is empty or blank")
+
+// TrimASCII trims ASCII whitespace only; see asciiSpace.
+func TrimASCII(s string) string { return strings.Trim(s, asciiSpace) }
+
 // Value returns the secret: the value itself, or the content of its file without one trailing newline.
-// Errors name the file, never its content.
+// Errors name the file, never its content. A secret that was given ("file:" or a literal) but is blank is
+// ErrBlankSecret; only a secret not given at all ("") reads as "" without an error, for optional keys.
 func (s Secret) Value() (string, error) {
+	if s == "" {
+		return "", nil
+	}
+	v, err := s.read()
+	if err != nil {
+		return "", err
+	}
+	if TrimASCII(v) == "" {
+		if path, ok := strings.CutPrefix(string(s), secretPrefix); ok {
+			return "", fmt.Errorf("%w: file %s", ErrBlankSecret, path)
+		}
+		return "", ErrBlankSecret
+	}
+	return v, nil
+}
+
+// Required is Value for a secret that authenticates requests (a signing key, a bearer token): one not
+// given is ErrBlankSecret too, so a request is never checked against an empty key.
+func (s Secret) Required() (string, error) {
+	if s == "" {
+		return "", ErrBlankSecret
+	}
+	return s.Value()
+}
+
+// read resolves the secret without judging it.
+func (s Secret) read() (string, error) {
 	path, ok := strings.CutPrefix(string(s), secretPrefix)
 	if !ok {
 		return string(s), nil

@@ -1,6 +1,7 @@
 package connectors
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,9 @@ import (
 func TestSecretValue(t *testing.T) {
 	dir := t.TempDir()
 	big := strings.Repeat("x", maxSecretSize+1)
+	if err := os.WriteFile(filepath.Join(dir, "empty"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name    string
 		content string // written to a file when the value is "file:" + that file
@@ -28,6 +32,10 @@ func TestSecretValue(t *testing.T) {
 		{name: "missing file", value: "file:" + filepath.Join(dir, "nope"), wantErr: "nope"},
 		{name: "empty path", value: "file:", wantErr: "needs a path"},
 		{name: "too large", content: big, wantErr: "larger than"},
+		{name: "empty file", value: "file:" + filepath.Join(dir, "empty"), wantErr: "is empty or blank"},
+		{name: "blank file", content: " \t\r\n\n", wantErr: "is empty or blank"},
+		{name: "blank literal", value: " \t", wantErr: "is empty or blank"},
+		{name: "non-breaking space is not blank", value: "\u00a0", want: "\u00a0"},
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -44,7 +52,7 @@ func TestSecretValue(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want one containing %q", err, tc.wantErr)
 				}
-				if tc.content != "" && strings.Contains(err.Error(), tc.content[:10]) {
+				if len(tc.content) >= 10 && strings.Contains(err.Error(), tc.content[:10]) {
 					t.Fatalf("error quotes the secret: %v", err)
 				}
 				return
@@ -75,5 +83,19 @@ func TestSecretReadAtUse(t *testing.T) {
 	}
 	if got := fmt.Sprintf("%v %s %#v %+v", Secret("hunter2"), Secret("hunter2"), Secret("hunter2"), struct{ S Secret }{"hunter2"}); strings.Contains(got, "hunter2") {
 		t.Fatalf("a printed Secret shows its value: %s", got)
+	}
+}
+
+// TestSecretRequired: a secret that authenticates requests is refused when it was not given at all, as
+// when it is blank, so no caller ever checks a request against an empty key.
+func TestSecretRequired(t *testing.T) {
+	for _, tc := range []struct {
+		value   Secret
+		wantErr bool
+	}{{"", true}, {"  ", true}, {"k", false}, {"\u00a0k", false}} {
+		v, err := tc.value.Required()
+		if (err != nil) != tc.wantErr || err != nil && !errors.Is(err, ErrBlankSecret) || err == nil && v != string(tc.value) {
+			t.Errorf("Required(%q) = %q, %v", tc.value, v, err)
+		}
 	}
 }

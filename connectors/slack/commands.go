@@ -19,7 +19,9 @@ import (
 // verify checks the signature before anything else and answers the failures itself: 401 for a bad or
 // missing signature and a stale timestamp, 413 for an oversized body, 415 for a body that is not a form.
 func (s *Set) verify(w http.ResponseWriter, r *http.Request, endpoint string) ([]byte, []int, bool) {
-	body, signed, err := verifyBody(w, r, s.secrets)
+	body, signed, err := verifyBody(w, r, s.secrets, func(i int, err error) {
+		s.apps[i].Log.WithField("endpoint", endpoint).WithError(err).Error("slack: entry cannot verify requests")
+	})
 	if err != nil {
 		status := http.StatusUnauthorized
 		if errors.Is(err, errTooLarge) {

@@ -27,7 +27,9 @@ var (
 // verifyBody reads r's raw body and checks Slack's v0 signature against each secret. It returns the body,
 // put back on r for the form parser, and the indexes of the secrets that signed it: one Slack app signs
 // for every team it is installed in, so several entries may share a secret and are told apart by team.
-func verifyBody(w http.ResponseWriter, r *http.Request, secrets []connectors.Secret) ([]byte, []int, error) {
+// A secret that cannot be read, or reads blank, signs nothing (anyone can sign with an empty key) and is
+// reported to unusable, so one broken entry never stops the others from being verified.
+func verifyBody(w http.ResponseWriter, r *http.Request, secrets []connectors.Secret, unusable func(i int, err error)) ([]byte, []int, error) {
 	if r.Header.Get("X-Slack-Signature") == "" || r.Header.Get("X-Slack-Request-Timestamp") == "" {
 		return nil, nil, errMissingHeaders
 	}
@@ -45,9 +47,12 @@ func verifyBody(w http.ResponseWriter, r *http.Request, secrets []connectors.Sec
 		ok, seen := checked[s]
 		if !seen {
 			// Read at each request, so a rotated secret file is used at once.
-			secret, err := s.Value()
+			secret, err := s.Required()
 			if err != nil {
-				return nil, nil, fmt.Errorf("slack: signing secret: %w", err)
+				if unusable != nil {
+					unusable(i, fmt.Errorf("slack: signing_secret: %w", err))
+				}
+				continue
 			}
 			if ok, err = signedWith(r.Header, secret, body); err != nil {
 				return nil, nil, err

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/feedbridge/feedbridge/connectors"
 )
 
 // Authentication failures; all answer 401 and none says more than which check failed.
@@ -35,12 +37,14 @@ func (e *secretError) Unwrap() error { return e.err }
 // read at each request, so a rotated file: secret applies at once.
 func (e *entrySpec) authenticate(h http.Header, body []byte, now time.Time) error {
 	if strings.EqualFold(e.Auth, AuthBearer) {
-		want, err := e.Token.Value()
+		want, err := e.Token.Required()
 		if err != nil {
 			return &secretError{err}
 		}
+		// Trimmed of ASCII whitespace only: a non-breaking space after "Bearer" is part of the token.
 		got, ok := strings.CutPrefix(h.Get("Authorization"), "Bearer ")
-		if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(want)) != 1 {
+		got = connectors.TrimASCII(got)
+		if !ok || got == "" || subtle.ConstantTimeCompare([]byte(got), []byte(want)) != 1 {
 			return errBadToken
 		}
 		return nil
@@ -74,7 +78,7 @@ func (e *entrySpec) authenticate(h http.Header, body []byte, now time.Time) erro
 			return errStale
 		}
 	}
-	key, err := e.Secret.Value()
+	key, err := e.Secret.Required()
 	if err != nil {
 		return &secretError{err}
 	}
