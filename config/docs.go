@@ -18,7 +18,7 @@ func keyDocs() map[string]string {
 		"companies.personal_domains.remove": "Built-in personal domains to treat as company domains after all.",
 		"insights.provider":                 "builtin (offline, deterministic), openai (any OpenAI-compatible endpoint) or off.",
 		"insights.workers":                  "Concurrent insight jobs per process; 0 runs none here (another replica may).",
-		"insights.openai.base_url":          "Chat-completions endpoint base, e.g. `https://api.openai.com/v1`. Required with provider openai.",
+		"insights.openai.base_url":          "Chat-completions endpoint base, e.g. `https://api.openai.com/v1`. Required with provider openai. Must be https; plain http only to a loopback address (a model on this machine).",
 		"insights.openai.api_key":           "Secret. Bearer key for the endpoint; may be `file:/path`.",
 		"insights.openai.model":             "Model name. Required with provider openai.",
 		"insights.openai.timeout":           "How long one attempt (request and answer) may take before it is retried; 0 means the default. An extension of the contract.",

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/sirupsen/logrus"
+
+	"github.com/feedbridge/feedbridge/insights"
 )
 
 // Validate checks every value that can be checked without touching the network or the disk and returns
@@ -80,8 +82,8 @@ func (c *Config) validateInsights() []error {
 	case "builtin", "off":
 	case "openai":
 		o := c.Insights.OpenAI
-		if u, err := url.Parse(o.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			errs = append(errs, fmt.Errorf("insights.openai.base_url: must be an http(s) URL when provider is openai"))
+		if _, err := insights.CheckBaseURL(o.BaseURL); err != nil {
+			errs = append(errs, fmt.Errorf("insights.openai.base_url: %w when provider is openai", err))
 		}
 		if strings.TrimSpace(o.Model) == "" {
 			errs = append(errs, fmt.Errorf("insights.openai.model: is required when provider is openai"))

@@ -40,6 +40,10 @@ func TestValidate(t *testing.T) {
 		{name: "negative workers", mutate: func(c *Config) { c.Insights.Workers = -1 }, want: []string{"insights.workers"}},
 		{name: "openai incomplete", mutate: func(c *Config) { c.Insights.Provider = "openai" },
 			want: []string{"insights.openai.base_url", "insights.openai.model"}},
+		{name: "openai over http to a remote host", mutate: func(c *Config) {
+			c.Insights.Provider = "openai"
+			c.Insights.OpenAI = OpenAI{BaseURL: "http://llm.example.com/v1", Model: "llama3"}
+		}, want: []string{"insights.openai.base_url"}},
 		{name: "openai timeout", mutate: func(c *Config) {
 			c.Insights.Provider = "openai"
 			c.Insights.OpenAI = OpenAI{BaseURL: "http://127.0.0.1:11434/v1", Model: "llama3", Timeout: -time.Second}

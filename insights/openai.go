@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -53,9 +54,9 @@ func (e *TemporaryError) Unwrap() error { return e.Err }
 
 // NewOpenAI validates the configuration without touching the network.
 func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
-	u, err := url.Parse(strings.TrimSpace(cfg.BaseURL))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, errors.New("openai: base_url must be an absolute http or https URL")
+	u, err := CheckBaseURL(cfg.BaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("openai: base_url: %w", err)
 	}
 	if strings.TrimSpace(cfg.Model) == "" {
 		return nil, errors.New("openai: model is required")
@@ -74,6 +75,28 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	}
 	u.Path = strings.TrimRight(u.Path, "/") + "/chat/completions"
 	return &OpenAI{cfg: cfg, endpoint: u.String(), sleep: sleepCtx}, nil
+}
+
+// CheckBaseURL parses an endpoint's base URL: https, or plain http only to a loopback address (a model on
+// this machine). The API key and every record's text travel in the request, so anywhere else they must not
+// cross the network in clear.
+func CheckBaseURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	switch {
+	case err != nil || u.Host == "" || u.Scheme != "https" && u.Scheme != "http":
+		return nil, errors.New("must be an absolute https URL")
+	case u.Scheme == "http" && !isLoopback(u.Hostname()):
+		return nil, errors.New("must be https (plain http only to a loopback address)")
+	}
+	return u, nil
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // Name is the extractor's name as stored with each insight.

@@ -309,12 +309,19 @@ func TestNewOpenAIValidates(t *testing.T) {
 		{"ftp base url", OpenAIConfig{BaseURL: "ftp://host/v1", Model: "m"}, "base_url"},
 		{"no model", OpenAIConfig{BaseURL: "https://api.openai.com/v1"}, "model is required"},
 		{"ok without key", OpenAIConfig{BaseURL: "http://127.0.0.1:11434/v1", Model: "llama3"}, ""},
+		{"ok on localhost", OpenAIConfig{BaseURL: "http://localhost:11434/v1", Model: "llama3"}, ""},
+		{"ok on IPv6 loopback", OpenAIConfig{BaseURL: "http://[::1]:11434/v1", Model: "llama3"}, ""},
+		{"ok over https", OpenAIConfig{BaseURL: "https://api.example.com/v1", Model: "llama3"}, ""},
+		// The key and the records' text would cross the network in clear.
+		{"http to a remote host", OpenAIConfig{BaseURL: "http://api.example.com/v1", Model: "m"}, "must be https"},
+		{"http to a private address", OpenAIConfig{BaseURL: "http://10.0.0.5:8000/v1", Model: "m"}, "must be https"},
+		{"http to a look-alike of localhost", OpenAIConfig{BaseURL: "http://localhost.example.com/v1", Model: "m"}, "must be https"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			o, err := NewOpenAI(tc.cfg)
 			if tc.wantErr == "" {
-				if err != nil || o.endpoint != "http://127.0.0.1:11434/v1/chat/completions" {
+				if err != nil || o.endpoint != strings.TrimSpace(tc.cfg.BaseURL)+"/chat/completions" {
 					t.Fatalf("err = %v, endpoint %q", err, o.endpoint)
 				}
 				return
