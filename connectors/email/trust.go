@@ -15,8 +15,8 @@ import (
 //
 // The receiving server's verdict is read from the topmost Authentication-Results header: a server adds its
 // own above every header the message arrived with, so headers further down are the sender's to write. With
-// an authserv-id configured, only headers of that id count, and a colleague's message without one is not
-// trusted either, since that server stamps everything it receives.
+// an authserv-id configured, only headers of that id count and only an aligned pass there trusts a
+// colleague (see authFailure), since that server stamps everything it receives.
 
 // withAuthservID makes only the Authentication-Results of that server count (none: the topmost header).
 func (p *Parser) withAuthservID(id string) *Parser {
@@ -27,13 +27,19 @@ func (p *Parser) withAuthservID(id string) *Parser {
 var _ connectors.Warner = (*set)(nil)
 
 // Warnings names the entries without internal_domains: nobody is a colleague there, so no forward can be
-// trusted and each is credited to whoever sent it.
+// trusted and each is credited to whoever sent it; and those with colleagues but without authserv_id, where
+// a forged colleague's forward is trusted unless the message says its authentication failed.
 func (s *set) Warnings() []string {
 	var out []string
 	for _, e := range s.entries {
-		if len(e.spec.InternalDomains) == 0 {
+		switch {
+		case len(e.spec.InternalDomains) == 0:
 			out = append(out, fmt.Sprintf("connectors.email %s: internal_domains is empty, so forwards cannot be "+
 				"trusted: every message, forwarded or not, is credited to its sender", e.spec.Name))
+		case strings.TrimSpace(e.spec.AuthservID) == "":
+			out = append(out, fmt.Sprintf("connectors.email %s: authserv_id is not set, so a colleague's forward is "+
+				"trusted unless its Authentication-Results say it failed: anyone who forges a colleague's From can "+
+				"have the customer they name credited; set authserv_id to the authserv-id of your receiving server", e.spec.Name))
 		}
 	}
 	return out
@@ -61,24 +67,41 @@ func (p *Parser) forwarderTrust(top *part) (trusted bool, why string) {
 }
 
 // authFailure returns why the receiving server's Authentication-Results discredit the sender's address, or "".
+//
+// With an authserv-id, trust fails closed: only the topmost header of that server is read, and the address
+// is trusted only on a pass aligned with its domain (DMARC for it, or SPF or DKIM of it or a subdomain); no
+// header, other servers' headers, a pass for another domain (the forger's own) or "none" all distrust it.
+// Without one there is no telling the receiving server's header from one the sender wrote, so only an explicit
+// failure in the topmost header counts; `config check` and the log warn about that.
 func authFailure(h mail.Header, addr, authservID string) string {
 	domain := domainOf(addr)
-	var res []authResult
-	found := false
+	if authservID == "" {
+		vs := h.Values("Authentication-Results")
+		if len(vs) == 0 {
+			return ""
+		}
+		_, res := parseAuthResults(vs[0])
+		return explicitFailure(res, addr, domain)
+	}
 	for _, v := range h.Values("Authentication-Results") {
-		id, rs := parseAuthResults(v)
-		if authservID != "" && !strings.EqualFold(id, authservID) {
+		id, res := parseAuthResults(v)
+		if !strings.EqualFold(id, authservID) {
 			continue
 		}
-		res, found = rs, true
-		break
-	}
-	if !found {
-		if authservID != "" {
-			return "no Authentication-Results from " + authservID + " for " + addr
+		if why := explicitFailure(res, addr, domain); why != "" {
+			return why
 		}
-		return ""
+		if alignedPass(res, domain) {
+			return ""
+		}
+		return "no DMARC, SPF or DKIM pass for " + domain + " from " + authservID + " for " + addr
 	}
+	return "no Authentication-Results from " + authservID + " for " + addr
+}
+
+// explicitFailure returns why the results say the address was forged: DMARC failed for its domain, or SPF
+// and DKIM both failed for it without either passing.
+func explicitFailure(res []authResult, addr, domain string) string {
 	var spfFail, spfPass, dkimSeen, dkimPass bool
 	for _, r := range res {
 		switch r.method {
@@ -99,11 +122,8 @@ func authFailure(h mail.Header, addr, authservID string) string {
 			spfPass = spfPass || r.result == "pass"
 			spfFail = spfFail || r.result == "fail" || r.result == "softfail"
 		case "dkim":
-			d := r.props["header.d"]
-			if d == "" {
-				d = domainOf(r.props["header.i"])
-			}
 			dkimSeen = true
+			d := dkimDomain(r)
 			dkimPass = dkimPass || r.result == "pass" && (d == "" || aligned(d, domain))
 		}
 	}
@@ -111,6 +131,40 @@ func authFailure(h mail.Header, addr, authservID string) string {
 		return "SPF and DKIM failed for " + addr
 	}
 	return ""
+}
+
+// alignedPass reports whether the results vouch for domain: DMARC passed for it (a DMARC result names the
+// From domain it judged; one without a name judged the message's only From), or SPF or DKIM passed for a
+// domain that is named and aligned with it. A pass that names no domain proves nothing about this one.
+func alignedPass(res []authResult, domain string) bool {
+	for _, r := range res {
+		if r.result != "pass" {
+			continue
+		}
+		switch r.method {
+		case "dmarc":
+			if d := r.props["header.from"]; d == "" || strings.EqualFold(d, domain) {
+				return true
+			}
+		case "spf":
+			if d := domainOf(r.props["smtp.mailfrom"]); d != "" && aligned(d, domain) {
+				return true
+			}
+		case "dkim":
+			if d := dkimDomain(r); d != "" && aligned(d, domain) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// dkimDomain is the signing domain of a DKIM result: header.d, else the domain of header.i.
+func dkimDomain(r authResult) string {
+	if d := r.props["header.d"]; d != "" {
+		return strings.ToLower(d)
+	}
+	return domainOf(r.props["header.i"])
 }
 
 // aligned reports whether two domains are the same or one is a subdomain of the other (DMARC's relaxed

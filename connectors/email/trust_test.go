@@ -19,6 +19,7 @@ func authHeader(values ...string) mail.Header {
 
 func TestAuthFailure(t *testing.T) {
 	const addr = "alice@example.com"
+	const noPass = "no DMARC, SPF or DKIM pass for example.com from mx.example.com for " + addr
 	tests := []struct {
 		name, authserv string
 		headers        []string
@@ -45,6 +46,21 @@ func TestAuthFailure(t *testing.T) {
 		{"authserv-id missing", "mx.example.com", []string{"relay.example.net; dmarc=pass header.from=example.com"}, "no Authentication-Results from mx.example.com for " + addr},
 		{"authserv-id, no header at all", "mx.example.com", nil, "no Authentication-Results from mx.example.com for " + addr},
 		{"none", "", []string{"mx.example.com; none"}, ""},
+		// With an authserv-id only an aligned pass of that server trusts the address.
+		{"authserv-id, dmarc pass", "mx.example.com", []string{"mx.example.com; dmarc=pass header.from=example.com"}, ""},
+		{"authserv-id, aligned spf pass", "mx.example.com", []string{"mx.example.com; spf=pass smtp.mailfrom=alice@example.com; dmarc=none header.from=example.com"}, ""},
+		{"authserv-id, spf pass of a subdomain", "mx.example.com", []string{"mx.example.com; spf=pass smtp.mailfrom=bounce.example.com"}, ""},
+		{"authserv-id, aligned dkim pass", "mx.example.com", []string{"mx.example.com; dkim=pass header.d=example.com; spf=none"}, ""},
+		{"authserv-id, dkim pass by header.i", "mx.example.com", []string{"mx.example.com; dkim=pass header.i=@example.com"}, ""},
+		{"authserv-id, spf pass of the forger's domain", "mx.example.com", []string{"mx.example.com; spf=pass smtp.mailfrom=mallory@evil.example; dmarc=none header.from=example.com"}, noPass},
+		{"authserv-id, dkim pass of the forger's domain", "mx.example.com", []string{"mx.example.com; dkim=pass header.d=evil.example; spf=pass smtp.mailfrom=evil.example"}, noPass},
+		{"authserv-id, dmarc pass of another domain", "mx.example.com", []string{"mx.example.com; dmarc=pass header.from=evil.example"}, noPass},
+		{"authserv-id, a pass that names no domain", "mx.example.com", []string{"mx.example.com; spf=pass; dkim=pass"}, noPass},
+		{"authserv-id, none", "mx.example.com", []string{"mx.example.com; none"}, noPass},
+		{"authserv-id, results hidden in comments", "mx.example.com", []string{"mx.example.com; spf=neutral (dmarc=pass header.from=example.com) smtp.mailfrom=example.com"}, noPass},
+		{"authserv-id, another server's pass ignored", "mx.example.com", []string{"relay.example.net; dmarc=pass header.from=example.com", "mx.example.com; dmarc=none header.from=example.com"}, noPass},
+		{"authserv-id, forged pass below its own header", "mx.example.com", []string{"mx.example.com; dmarc=none header.from=example.com", "mx.example.com; dmarc=pass header.from=example.com"}, noPass},
+		{"authserv-id in another case", "mx.example.com", []string{"MX.Example.COM; dmarc=pass header.from=example.com"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -70,6 +86,11 @@ func TestForwardTrust(t *testing.T) {
 		{"colleague", "alice@example.com", "", "", goldenInternal, "ceo@bigcustomer.example", "alice@example.com", ""},
 		{"colleague, authenticated", "alice@example.com", "mx.example.com; dmarc=pass header.from=example.com", "mx.example.com", goldenInternal, "ceo@bigcustomer.example", "alice@example.com", ""},
 		{"colleague's address forged", "alice@example.com", "mx.example.com; dmarc=fail header.from=example.com", "", goldenInternal, "alice@example.com", "", "DMARC failed for alice@example.com"},
+		{"colleague forged, no header, authserv-id set", "alice@example.com", "", "mx.example.com", goldenInternal, "alice@example.com", "",
+			"no Authentication-Results from mx.example.com for alice@example.com"},
+		{"colleague forged from the forger's own domain, authserv-id set", "alice@example.com",
+			"mx.example.com; spf=pass smtp.mailfrom=mallory@evil.example; dmarc=none header.from=example.com", "mx.example.com", goldenInternal,
+			"alice@example.com", "", "no DMARC, SPF or DKIM pass for example.com from mx.example.com for alice@example.com"},
 		{"stranger", "mallory@evil.example", "", "", goldenInternal, "mallory@evil.example", "", ""},
 		{"no internal domains", "alice@example.com", "", "", nil, "alice@example.com", "", ""},
 	}
