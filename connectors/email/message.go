@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"strconv"
 	"strings"
 
 	"github.com/feedbridge/feedbridge/core"
@@ -25,8 +26,8 @@ var ErrNoContent = errors.New("email: message has no subject and no text")
 type Message struct {
 	// MessageID is the Message-ID without angle brackets, "" when the message has none.
 	MessageID string `json:"message_id"`
-	// DedupKey identifies the message within a workspace: derived from the Message-ID, or from a hash of
-	// sender, date, subject and text when the Message-ID is missing.
+	// DedupKey identifies the message within a workspace: derived from the Message-ID, the sender and a
+	// digest of the content, or from a hash of sender, date, subject and text when the Message-ID is missing.
 	DedupKey      string `json:"dedup_key"`
 	Title         string `json:"title"`
 	Description   string `json:"description"`
@@ -94,7 +95,7 @@ func (p *Parser) Parse(raw []byte) (Message, error) {
 	if m.Title == "" {
 		return Message{}, ErrNoContent
 	}
-	m.DedupKey = dedupKey(m, top)
+	m.DedupKey = dedupKey(m, top, trusted)
 	return m, nil
 }
 
@@ -173,14 +174,21 @@ func (p *Parser) isInternal(addr string) bool {
 	return false
 }
 
-// dedupKey prefers the Message-ID together with the sender's address, so that a stranger who sends a
-// message with the Message-ID of one not yet read cannot have the real one skipped as its duplicate: both
-// stay the same when the same message is fetched again (after a UIDVALIDITY change, or from a second
-// mailbox). Without a Message-ID it hashes what stays the same on such a re-read, so a re-read still finds
-// the first record. Keys stored before the sender was added are rewritten by the stores' migrations.
-func dedupKey(m Message, top *part) string {
+// dedupKey prefers the Message-ID together with the sender's address and a digest of what the message says
+// (its Date, subject and text, and whether its sender was trusted to vouch for a forward). Anyone can send a
+// message with another's Message-ID and From, so those two alone let a forger who is first have the genuine
+// message skipped as its duplicate; with the digest, only a message that would make the same record is
+// one. All of it stays the same when the same message is fetched again (after a UIDVALIDITY change, or from a
+// second mailbox). Without a Message-ID it hashes what stays the same on such a re-read, so a re-read still
+// finds the first record.
+func dedupKey(m Message, top *part, trusted bool) string {
 	if m.MessageID != "" {
-		return "email:" + m.MessageID + " <" + top.from.email + ">"
+		h := sha256.New()
+		for _, s := range []string{top.dateRaw, top.subject, top.text, strconv.FormatBool(trusted)} {
+			h.Write([]byte(s))
+			h.Write([]byte{0})
+		}
+		return "email:" + m.MessageID + " <" + top.from.email + "> " + hex.EncodeToString(h.Sum(nil)[:16])
 	}
 	h := sha256.New()
 	for _, s := range []string{top.fromRaw, top.dateRaw, top.subject, m.Description} {

@@ -149,9 +149,47 @@ func TestDedupKey(t *testing.T) {
 	}
 	t.Run("same Message-ID, same key", func(t *testing.T) {
 		a, b := read("duplicate_message_id_a.eml"), read("duplicate_message_id_b.eml")
-		const want = "email:dup-0007@pied-piper.com <raj@pied-piper.com>"
-		if a.DedupKey != b.DedupKey || a.DedupKey != want {
-			t.Errorf("keys %q and %q, want both %s", a.DedupKey, b.DedupKey, want)
+		const want = "email:dup-0007@pied-piper.com <raj@pied-piper.com> "
+		if a.DedupKey != b.DedupKey || !strings.HasPrefix(a.DedupKey, want) || len(a.DedupKey) != len(want)+32 {
+			t.Errorf("keys %q and %q, want both %s and a digest", a.DedupKey, b.DedupKey, want)
+		}
+	})
+	// A forger who sends first with the genuine message's Message-ID and From must not have the genuine one
+	// skipped as its duplicate: the keys differ as soon as the message says something else, or its sender
+	// was trusted differently. Before, the key was the Message-ID and the sender only.
+	t.Run("same Message-ID and sender, other content or trust, another key", func(t *testing.T) {
+		raw, err := os.ReadFile("testdata/duplicate_message_id_a.eml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		genuine, err := NewParser(goldenInternal).Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, forged := range map[string][]byte{
+			"other text":    []byte(strings.Replace(string(raw), "Every webhook", "Please ignore this. Every webhook", 1)),
+			"other subject": []byte(strings.Replace(string(raw), "Subject: ", "Subject: Cancel: ", 1)),
+			"other date":    []byte(strings.Replace(string(raw), "Date: Wed, 5 Nov", "Date: Thu, 6 Nov", 1)),
+		} {
+			m, err := NewParser(goldenInternal).Parse(forged)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.MessageID != genuine.MessageID || m.DedupKey == genuine.DedupKey {
+				t.Errorf("%s: forged key %q, genuine key %q: want different keys for one Message-ID and sender", name, m.DedupKey, genuine.DedupKey)
+			}
+		}
+		const fwd = "From: Alice <alice@example.com>\r\nMessage-ID: <fw-1@example.com>\r\nSubject: Fwd: Export\r\n\r\n" +
+			"---------- Forwarded message ---------\r\nFrom: Jane <jane@acme-corp.com>\r\nDate: Mon, Nov 3, 2026\r\n" +
+			"Subject: Export\r\nTo: <support@example.com>\r\n\r\nThe export fails.\r\n"
+		trusted, err1 := NewParser(goldenInternal).withAuthservID("mx.example.com").Parse(
+			[]byte("Authentication-Results: mx.example.com; dmarc=pass header.from=example.com\r\n" + fwd))
+		forged, err2 := NewParser(goldenInternal).withAuthservID("mx.example.com").Parse([]byte(fwd))
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		if forged.Distrusted == "" || trusted.Distrusted != "" || forged.DedupKey == trusted.DedupKey {
+			t.Errorf("a forged forward shares the key of the trusted one: %q / %q (%q)", forged.DedupKey, trusted.DedupKey, forged.Distrusted)
 		}
 	})
 	t.Run("same Message-ID from a stranger, another key", func(t *testing.T) {

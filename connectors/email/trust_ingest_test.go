@@ -10,7 +10,7 @@ import (
 // TestForwardTrustIngest runs forged and real forwards through a real IMAP server into the store: only an
 // authenticated colleague's forward credits its inner sender, a forged colleague's address is logged and
 // the message is taken as that address's own, a stranger's forward is the stranger's, and a stranger who reuses the Message-ID of a
-// message not yet read does not make that message a duplicate.
+// message not yet read, with or without its sender's From, does not make that message a duplicate.
 func TestForwardTrustIngest(t *testing.T) {
 	eachServer(t, func(t *testing.T, tg *imapTarget) {
 		for _, tc := range []struct {
@@ -43,7 +43,10 @@ func testForwardTrustIngest(t *testing.T, tg *imapTarget, authserv any, customer
 	stranger := strings.Replace(string(real), "From: Customer 7 <c7@customer-0.com>", "From: Mallory <mallory@evil.example>", 1)
 	stranger = strings.Replace(stranger, "the export is slow", "please ignore", 1)
 	msgs := corpus(t, "trust_dmarc_pass", "trust_dmarc_fail", "trust_outsider_forward")
-	msgs = append(msgs, []byte(stranger), real)
+	// And a forger who also writes the real sender's From, first too (before, the key of Message-ID and
+	// sender made the real message its duplicate).
+	forger := strings.Replace(string(real), "the export is slow", "cancel my account", 1)
+	msgs = append(msgs, []byte(stranger), []byte(forger), real)
 	tg.appendRaw(t, box, msgs...)
 	stop := run(t, fx.build(t, fx.entryConfig(tg, map[string]any{"mailbox": box, "authserv_id": authserv})))
 	waitFor(t, 20*time.Second, "every message recorded", func() bool { return len(fx.records(t)) == len(msgs) })
@@ -61,9 +64,13 @@ func testForwardTrustIngest(t *testing.T, tg *imapTarget, authserv any, customer
 	if recs[1].Reporter != "" {
 		t.Errorf("forged colleague recorded as reporter %q", recs[1].Reporter)
 	}
-	if recs[3].CustomerEmail != "mallory@evil.example" || recs[4].CustomerEmail != "c7@customer-0.com" {
-		t.Errorf("same Message-ID: customers %q and %q, want the stranger's and the real sender's",
-			recs[3].CustomerEmail, recs[4].CustomerEmail)
+	if recs[3].CustomerEmail != "mallory@evil.example" || recs[4].CustomerEmail != "c7@customer-0.com" ||
+		recs[5].CustomerEmail != "c7@customer-0.com" {
+		t.Errorf("same Message-ID: customers %q, %q and %q, want the stranger's, then the real sender's twice",
+			recs[3].CustomerEmail, recs[4].CustomerEmail, recs[5].CustomerEmail)
+	}
+	if !strings.Contains(recs[5].Description, "the export is slow") || !strings.Contains(recs[4].Description, "cancel my account") {
+		t.Errorf("the real message was skipped: %q / %q", recs[4].Description, recs[5].Description)
 	}
 	cos, err := fx.svc.Store().Companies(context.Background(), fx.ws)
 	if err != nil {
