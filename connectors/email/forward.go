@@ -158,20 +158,24 @@ func extract(lines []string, from int, sp span) string {
 	return strings.Join(out, "\n")
 }
 
-// parseHeaderBlock reads a header block at lines[i] (quote depth d). Behind a known separator a sender and one
-// more field suffice; behind dashes around an unknown phrase a field must also hold an address; without a
-// separator, the block must look like Outlook's: a sender first, then the date and a subject or recipient.
+// parseHeaderBlock reads a header block at lines[i] (quote depth d) the way a client writes one: its fields in
+// any order, a field's value going on over the lines below it (see continues). Behind a known separator a
+// sender and one more field suffice; behind dashes around an unknown phrase a field must also hold an address;
+// without a separator, the block must look like Outlook's: a sender (or its subject) first, then the date and a
+// subject or recipient.
 func parseHeaderBlock(lines []string, i, d int, sep separatorKind) (headerBlock, bool) {
 	var (
 		blk      headerBlock
 		lastRole role
-		from     string // parsed once the block qualifies
+		from     string  // parsed once the block qualifies
+		value    *string // the value that a continuation line extends: the sender's or the subject
 		hasAddr  bool
 		unknown  = -1 // the first of a run of fields with labels no entry knows, or -1
 	)
 	j := i
 	for ; j >= 0 && j < len(lines) && j-i < maxBlockLines; j++ {
 		ld, text := quoteLevel(lines[j])
+		indented := strings.HasPrefix(lines[j], " ") || strings.HasPrefix(lines[j], "\t")
 		text = strings.TrimSpace(text)
 		if text == "" {
 			// Clients that render HTML put blank lines between the fields.
@@ -183,17 +187,14 @@ func parseHeaderBlock(lines []string, i, d int, sep separatorKind) (headerBlock,
 		if ld != d {
 			break
 		}
-		r, value := fieldOf(text)
+		r, v := fieldOf(text)
 		if r == 0 {
-			if lastRole == roleTo || lastRole == roleCC || lastRole == roleFrom && !strings.Contains(from, "@") {
-				// A wrapped address list, or a sender whose address went to the next line.
-				if strings.Contains(text, "@") || strings.HasPrefix(lines[j], " ") || strings.HasPrefix(lines[j], "\t") {
-					if lastRole == roleFrom {
-						from += " " + text
-					}
-					hasAddr = hasAddr || strings.Contains(text, "@")
-					continue
+			if lastRole != 0 && unknown < 0 && continues(lines, j, d, lastRole, from, text, indented) {
+				if value != nil {
+					*value = collapseSpace(*value + " " + text)
 				}
+				hasAddr = hasAddr || lastRole != roleSubject && strings.Contains(text, "@")
+				continue
 			}
 			if blk.roles != 0 && j-i < maxBlockLines-1 && looksLikeField(text) {
 				// A label no entry knows ("发送日期：…") between known ones: the block goes on if a known
@@ -206,21 +207,22 @@ func parseHeaderBlock(lines []string, i, d int, sep separatorKind) (headerBlock,
 			break
 		}
 		unknown = -1
-		if j == i && sep == notSeparator && r != roleFrom && (r != roleDate || !startsWith(lines, j+1, d, roleFrom)) {
-			break // a block without a separator starts with its sender (or its date, then its sender: GMX)
+		if j == i && sep == notSeparator && !startsBlock(lines, j, d, r) {
+			break // a block without a separator starts with its sender (or its date or subject, then its sender)
 		}
 		if blk.roles&r != 0 && r&(roleFrom|roleSubject) != 0 {
 			break // a second sender or subject belongs to the next block
 		}
+		value = nil
 		if blk.roles&r == 0 {
 			switch r {
 			case roleFrom:
-				from = value
+				from, value = v, &from
 			case roleSubject:
-				blk.subject = collapseSpace(value)
+				blk.subject, value = collapseSpace(v), &blk.subject
 			}
 		}
-		hasAddr = hasAddr || r != roleSubject && strings.Contains(value, "@")
+		hasAddr = hasAddr || r != roleSubject && strings.Contains(v, "@")
 		blk.roles |= r
 		lastRole = r
 	}
@@ -242,6 +244,52 @@ func parseHeaderBlock(lines []string, i, d int, sep separatorKind) (headerBlock,
 		blk.from = parsePerson(from)
 	}
 	return blk, ok
+}
+
+// maxContinuation bounds the lines one field's value may go on over.
+const maxContinuation = 3
+
+// continues reports whether text, the line lines[j] that is not a field, goes on with the value of the field
+// above it (of role last). Clients wrap a long subject or address list at a fixed width, with or without
+// indenting the rest: a line followed by another field of the block within a few lines goes on, since text
+// below a block is never followed by one; a wrapped address list, or a sender whose address is still to
+// come, goes on with an address or an indented line. An indented line after the last field is not enough:
+// Yahoo indents the greeting right below its block.
+func continues(lines []string, j, d int, last role, from, text string, indented bool) bool {
+	if (last&(roleTo|roleCC) != 0 || last == roleFrom && !strings.Contains(from, "@")) &&
+		(strings.Contains(text, "@") || indented) {
+		return true
+	}
+	for k := j + 1; k < len(lines) && k <= j+maxContinuation; k++ {
+		ld, t := quoteLevel(lines[k])
+		t = strings.TrimSpace(t)
+		if t == "" || ld != d {
+			return false
+		}
+		if r, _ := fieldOf(t); r != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// startsBlock reports whether a field of role r at lines[j] can open a block that has no separator: Outlook's
+// starts with the sender; GMX's with the date, then the sender; some clients' with the subject, then the
+// sender or the date (a wrapped subject in between).
+func startsBlock(lines []string, j, d int, r role) bool {
+	switch r {
+	case roleFrom:
+		return true
+	case roleDate:
+		return startsWith(lines, j+1, d, roleFrom)
+	case roleSubject:
+		for k := j + 1; k < len(lines) && k <= j+1+maxContinuation; k++ {
+			if startsWith(lines, k, d, roleFrom) || startsWith(lines, k, d, roleDate) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // separatorOf tells whether t (a trimmed line) is a separator that clients put above a forwarded or quoted

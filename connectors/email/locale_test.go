@@ -187,6 +187,8 @@ func FuzzHeaderBlock(f *testing.F) {
 		"Begin forwarded message:\n\n> From: J <j@a.com>\n> Subject: x\n>\n> text",
 		"________________________________\nVon: J <j@a.de>\nGesendet: x\nAn: y\nBetreff: z\n\nt",
 		"送信元：J <j@a.jp>\n日付：x\n件名：y",
+		"---------- Forwarded message ---------\nFrom: J <j@a.com>\nDate: x\nSubject: a long\nsubject\nTo: <b@c.d>\n\nt",
+		"-----Mensaje original-----\nAsunto: a\n  b\nDe: J <j@a.es>\nEnviado el: x\nPara: y\n\nt",
 	} {
 		f.Add(s, true)
 	}
