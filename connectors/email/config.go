@@ -26,7 +26,7 @@ type Config struct {
 	ProcessedMailbox string            `koanf:"processed_mailbox" doc:"Where read messages go; empty: flag \\Seen and leave in place."`
 	FailedMailbox    string            `koanf:"failed_mailbox" doc:"Where unparseable messages go; empty: leave them flagged."`
 	InternalDomains  []string          `koanf:"internal_domains" doc:"Sender domains of colleagues, who are not customers; only their forwards credit the original sender."`
-	AuthservID       string            `koanf:"authserv_id" doc:"The receiving server's authserv-id: only its Authentication-Results count, and a colleague's message without one is not trusted."`
+	AuthservID       string            `koanf:"authserv_id" doc:"Recommended with internal_domains. The authserv-id of the server that receives your mail: a colleague's forward is trusted only when that server's topmost Authentication-Results shows DMARC pass for the colleague's domain or an SPF or DKIM pass aligned with it. Empty: only an explicit failure distrusts a colleague (config check warns)."`
 	PollInterval     time.Duration     `koanf:"poll_interval" default:"60s" doc:"Polling period when the server has no IDLE."`
 	Idle             *bool             `koanf:"idle" default:"true" doc:"Use IMAP IDLE when offered."`
 }
