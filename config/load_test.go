@@ -184,6 +184,9 @@ connectors: {teams: []}
 		{name: "unreadable secret file names key and path",
 			env:  []string{"FEEDBRIDGE_INSIGHTS__OPENAI__API_KEY=file:/nonexistent/openai-key"},
 			want: []string{"insights.openai.api_key", "/nonexistent/openai-key"}, count: 1},
+		{name: "empty secret file names key and path",
+			env:  []string{"FEEDBRIDGE_INSIGHTS__OPENAI__API_KEY=file:" + os.DevNull},
+			want: []string{"insights.openai.api_key", os.DevNull, "empty"}, count: 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
