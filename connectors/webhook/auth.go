@@ -49,7 +49,7 @@ func (e *entrySpec) authenticate(h http.Header, body []byte, now time.Time) erro
 		}
 		return nil
 	}
-	sig := strings.TrimSpace(h.Get(e.SignatureHeader))
+	sig := connectors.TrimASCII(h.Get(e.SignatureHeader))
 	if sig == "" {
 		return errNoSignature
 	}
@@ -69,7 +69,7 @@ func (e *entrySpec) authenticate(h http.Header, body []byte, now time.Time) erro
 	}
 	var stamp string
 	if e.TimestampHeader != "" {
-		stamp = strings.TrimSpace(h.Get(e.TimestampHeader))
+		stamp = connectors.TrimASCII(h.Get(e.TimestampHeader))
 		t, err := parseStamp(stamp)
 		if err != nil {
 			return errNoTimestamp
