@@ -16,6 +16,9 @@ func continues(lines []string, j, d int, last role, from, text string, indented 
 		(strings.Contains(text, "@") || indented) {
 		return true
 	}
+	if looksLikeField(text) {
+		return false // a field whose label no entry knows ("重要性: 高"), passed over by the caller
+	}
 	for k := j + 1; k < len(lines) && k <= j+maxContinuation; k++ {
 		ld, t := quoteLevel(lines[k])
 		t = strings.TrimSpace(t)
