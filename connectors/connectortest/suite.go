@@ -139,7 +139,7 @@ func testConfig(t *testing.T, c Case) {
 }
 
 // testSecrets fills every top-level secret key with a marker: `config show` must mask each, and each must
-// be readable from a file: path, reported by name (never by content) when that file is missing.
+// be readable from a file: path, reported by name (never by content) when that file is missing or blank.
 func testSecrets(t *testing.T, c Case, k connectors.Kind) {
 	var keys []string
 	for _, f := range k.Spec() {
@@ -192,6 +192,19 @@ func testSecrets(t *testing.T, c Case, k connectors.Kind) {
 		errs := connectors.ValidateAll(cfg.Connectors)
 		if len(errs) == 0 || !strings.Contains(fmt.Sprint(errs), key) || strings.Contains(fmt.Sprint(errs), "FILECONTENT") {
 			t.Errorf("a missing secret file for %s is not reported by its key: %v", key, errs)
+		}
+		// A secret given but blank (an empty file) would let anyone sign with an empty key: refused too.
+		blank := filepath.Join(dir, "blank-"+key)
+		if err := os.WriteFile(blank, []byte(" \n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		missing[key] = "file:" + blank
+		if cfg, err = load(t, c.Kind, missing); err != nil {
+			t.Fatal(err)
+		}
+		errs = connectors.ValidateAll(cfg.Connectors)
+		if len(errs) == 0 || !strings.Contains(fmt.Sprint(errs), key) || !strings.Contains(fmt.Sprint(errs), "empty") {
+			t.Errorf("a blank secret file for %s is not refused by its key: %v", key, errs)
 		}
 	}
 }
