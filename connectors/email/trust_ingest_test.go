@@ -81,6 +81,9 @@ func testForwardTrustIngest(t *testing.T, tg *imapTarget, authserv any, customer
 			t.Errorf("a company was created from a forged forward: %+v", c)
 		}
 	}
+	if n := strings.Count(fx.logs.String(), "authserv_id is not set"); authserv == nil && n != 1 || authserv != nil && n != 0 {
+		t.Errorf("the log warns %d times about a missing authserv_id (set: %v), want once when it is not set", n, authserv)
+	}
 	if !fx.logs.contains("colleague's address not trusted") || !fx.logs.contains(distrust) {
 		t.Errorf("the log does not say why the colleague was not trusted (%q):\n%s", distrust, fx.logs.String())
 	}
