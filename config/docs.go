@@ -11,7 +11,7 @@ func keyDocs() map[string]string {
 		"http.write_timeout":                "Extension. Time allowed to write a response.",
 		"http.max_connections":              "Extension. Most client connections served at once. When the pool is full, a new connection takes the place of the longest-idle one (an idle keep-alive or one that has sent nothing yet); when none is idle it is served on a small reserve that answers only /healthz, /readyz and /metrics (anything else: 503 with Retry-After). Keep it below the process's open-file limit.",
 		"http.max_connections_per_client":   "Extension. Most connections one client address holds at once; past it the address's own longest-idle connection is closed, else the new one is served as on a full pool. Loopback peers (a local reverse proxy carries everyone's traffic) are exempt. Behind a proxy on another host every client shares its address: raise this or set 0 (no per-client bound).",
-		"http.max_header_bytes":             "Extension. Largest request header block in bytes (4096 to 1048576); larger: 431.",
+		"http.max_header_bytes":             "Extension. Largest request line and headers in bytes (4096 to 1048576; Go's server allows 4 KiB beyond it); larger: 431.",
 		"http.shutdown_timeout":             "Extension. On SIGTERM/SIGINT, how long in-flight requests and connectors get to finish. Keep it below the orchestrator's grace period (Kubernetes: 30s).",
 		"store.url":                         "Database. `sqlite://PATH` (relative or absolute) or `postgres://user:pass@host:5432/db?sslmode=…`. Secret: may be `file:/path`; `config show` masks the password.",
 		"log.level":                         "trace, debug, info, warn or error.",
