@@ -25,6 +25,9 @@ type HTTP struct {
 	WriteTimeout      time.Duration `koanf:"write_timeout"`
 	ShutdownTimeout   time.Duration `koanf:"shutdown_timeout"`
 	MaxConnections    int           `koanf:"max_connections"`
+	// MaxConnectionsPerClient bounds one peer address's share of MaxConnections; 0 turns the bound off.
+	MaxConnectionsPerClient int `koanf:"max_connections_per_client"`
+	MaxHeaderBytes          int `koanf:"max_header_bytes"`
 }
 
 // RateLimit is the token bucket applied per API key.
@@ -87,6 +90,10 @@ func Default() Config {
 			WriteTimeout:      60 * time.Second,
 			ShutdownTimeout:   20 * time.Second,
 			MaxConnections:    1024,
+			// A quarter of the pool: far above what one well-behaved client opens, and one address can
+			// never hold the pool on its own.
+			MaxConnectionsPerClient: 256,
+			MaxHeaderBytes:          64 << 10,
 		},
 		Store:      Store{URL: "sqlite://./feedbridge-data/feedbridge.db"},
 		Log:        Log{Level: "info", Format: "text"},

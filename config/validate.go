@@ -31,6 +31,12 @@ func (c *Config) Validate() []error {
 	if c.HTTP.MaxConnections < 1 {
 		add("http.max_connections", "must be at least 1, got %d", c.HTTP.MaxConnections)
 	}
+	if c.HTTP.MaxConnectionsPerClient < 0 {
+		add("http.max_connections_per_client", "must be 0 (no per-client bound) or more, got %d", c.HTTP.MaxConnectionsPerClient)
+	}
+	if c.HTTP.MaxHeaderBytes < 4<<10 || c.HTTP.MaxHeaderBytes > 1<<20 {
+		add("http.max_header_bytes", "must be between 4096 and 1048576, got %d", c.HTTP.MaxHeaderBytes)
+	}
 	if c.HTTP.RateLimit.Burst < 1 {
 		add("http.rate_limit.burst", "must be at least 1, got %d", c.HTTP.RateLimit.Burst)
 	}

@@ -3,6 +3,7 @@ package connectors
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -28,6 +29,9 @@ type boardRow struct {
 	workspace   core.ID
 	lastSuccess time.Time
 	lastError   string
+	refusals    int // requests refused for failed authentication since the board was made
+	lastRefusal string
+	refusedAt   time.Time
 	dirty       bool
 }
 
@@ -67,6 +71,32 @@ func (b *Board) Failed(name, msg string) {
 	}
 }
 
+// Refused notes a request refused because it failed authentication (a bad signature or token, an address
+// over its failure budget). Refusals are counted and shown after the last error, and a success does not
+// clear them: the operator should see that someone is knocking. Like every note they are written at the
+// next Flush, so a flood of refusals costs one store write per flush, not one per request. reason is
+// shown by GET /api/connectors: never a signature or secret.
+func (b *Board) Refused(name, reason string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if r := b.rows[name]; r != nil {
+		r.refusals++
+		r.lastRefusal, r.refusedAt, r.dirty = reason, b.now(), true
+	}
+}
+
+// shownError is the row's last_error: the last fault, then the refusals.
+func (r boardRow) shownError() string {
+	if r.refusals == 0 {
+		return r.lastError
+	}
+	ref := fmt.Sprintf("%d requests refused, the last at %s: %s", r.refusals, r.refusedAt.UTC().Format(time.RFC3339), r.lastRefusal)
+	if r.lastError == "" {
+		return ref
+	}
+	return r.lastError + "; " + ref
+}
+
 // Flush writes the state of every entry that changed since the last flush (every entry when all is
 // true); a store that is down only costs the returned error.
 func (b *Board) Flush(ctx context.Context, state string, all bool) error {
@@ -83,7 +113,7 @@ func (b *Board) Flush(ctx context.Context, state string, all bool) error {
 			continue
 		}
 		st := core.ConnectorStatus{Workspace: row.workspace, Name: row.name, Kind: b.kind, State: state,
-			LastSuccessAt: row.lastSuccess, LastError: row.lastError}
+			LastSuccessAt: row.lastSuccess, LastError: row.shownError()}
 		if err := b.svc.ReportConnector(ctx, st); err != nil {
 			errs = append(errs, err)
 		}

@@ -21,7 +21,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/sirupsen/logrus"
-	"golang.org/x/net/netutil"
 
 	"github.com/feedbridge/feedbridge/api"
 	"github.com/feedbridge/feedbridge/config"
@@ -112,15 +111,22 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 	if err != nil {
 		return err
 	}
+	pool, err := newConnPool(cfg.HTTP.MaxConnections, cfg.HTTP.MaxConnectionsPerClient, reg)
+	if err != nil {
+		return err
+	}
 	httpSrv := &http.Server{
-		Handler:           srv.Handler(),
+		Handler:           reserveGuard(srv.Handler()),
 		ReadHeaderTimeout: cfg.HTTP.ReadHeaderTimeout,
 		ReadTimeout:       cfg.HTTP.ReadTimeout,
 		WriteTimeout:      cfg.HTTP.WriteTimeout,
 		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    cfg.HTTP.MaxHeaderBytes,
+		ConnState:         pool.track,
+		ConnContext:       connContext,
 		ErrorLog:          nil,
 	}
-	ln, err := listen(cfg.HTTP)
+	ln, err := listen(cfg.HTTP, pool)
 	if err != nil {
 		return err
 	}
@@ -282,15 +288,13 @@ func NewLogger(c config.Log, w io.Writer) (*logrus.Entry, error) {
 	return logrus.NewEntry(l), nil
 }
 
-// listen opens the HTTP listener, accepting at most max_connections at once: each open connection holds a
-// file descriptor and a goroutine, and past the cap a flood of idle ones would starve real clients and the
-// store of descriptors. Connections beyond it wait in the kernel's queue until one closes.
-func listen(cfg config.HTTP) (net.Listener, error) {
+// listen opens the HTTP listener; the pool decides which of its connections are served (see connPool).
+func listen(cfg config.HTTP, pool *connPool) (net.Listener, error) {
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return nil, fmt.Errorf("listen %s: %w", cfg.Listen, err)
 	}
-	return netutil.LimitListener(ln, cfg.MaxConnections), nil
+	return &poolListener{Listener: ln, pool: pool}, nil
 }
 
 func jsonFormatter() logrus.Formatter {

@@ -41,8 +41,11 @@ func TestHostileRequests(t *testing.T) {
 		{"nested objects", "/api/records/idea", strings.NewReader(strings.Repeat(`{"title":`, 100000)), false, nil, 400},
 		{"invalid UTF-8 and NUL", "/api/records/feedback", strings.NewReader("{\"title\":\"a\xff\xfe\x00b\"}"), false, nil, 0},
 		{"huge header", "/api/records/feedback", strings.NewReader(`{"title":"t"}`), false, map[string]string{"X-Junk": strings.Repeat("h", 2<<20)}, 431},
+		{"header over 64 KiB", "/api/records/feedback", strings.NewReader(`{"title":"t"}`), false, map[string]string{"X-Junk": strings.Repeat("h", 96<<10)}, 431},
 		{"search over 1000 characters", "/api/records?search=" + strings.Repeat("q", 1001), nil, false, nil, 400},
-		{"100 KB search", "/api/records?search=" + strings.Repeat("q", 100000), nil, false, nil, 400},
+		{"60 KB search", "/api/records?search=" + strings.Repeat("q", 60000), nil, false, nil, 400},
+		// The request line counts against the header bound (http.max_header_bytes, 64 KiB).
+		{"100 KB query string", "/api/records?search=" + strings.Repeat("q", 100000), nil, false, nil, 431},
 		{"1 MiB query string", "/api/records?search=" + strings.Repeat("q", 1<<20), nil, false, nil, 0},
 		{"many query params", "/api/records?" + strings.Repeat("tags=6b02aa68e620474649935e43&", 20000), nil, false, nil, 0},
 	}

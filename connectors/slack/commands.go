@@ -13,23 +13,41 @@ import (
 	"github.com/sirupsen/logrus"
 	slackgo "github.com/slack-go/slack"
 
+	"github.com/feedbridge/feedbridge/connectors"
 	"github.com/feedbridge/feedbridge/core"
 )
 
 // verify checks the signature before anything else and answers the failures itself: 401 for a bad or
-// missing signature and a stale timestamp, 413 for an oversized body, 415 for a body that is not a form.
+// missing signature and a stale timestamp, 413 for an oversized body, 415 for a body that is not a form,
+// 429 for an address that failed too often and 503 when too many unsigned bodies are being read (see
+// connectors.Guard).
 func (s *Set) verify(w http.ResponseWriter, r *http.Request, endpoint string) ([]byte, []int, bool) {
-	body, signed, err := verifyBody(w, r, s.secrets, func(i int, err error) {
+	addr := connectors.ClientAddr(r)
+	if limited, retry := s.guard.Limited(addr); limited {
+		s.metrics.count(endpoint, "limited")
+		s.guard.LogRefusal(s.log, endpoint, logrus.Fields{"endpoint": endpoint, "remote": addr}, errTooManyFailures)
+		connectors.TooManyFailures(w, retry)
+		return nil, nil, false
+	}
+	body, signed, err := verifyBody(w, r, s.secrets, s.guard, func(i int, err error) {
 		s.apps[i].Log.WithField("endpoint", endpoint).WithError(err).Error("slack: entry cannot verify requests")
 	})
 	if err != nil {
-		status := http.StatusUnauthorized
-		if errors.Is(err, errTooLarge) {
-			status = http.StatusRequestEntityTooLarge
+		// The body may be unread: without a hangup the server would wait for it before answering.
+		connectors.Hangup(w)
+		switch {
+		case errors.Is(err, connectors.ErrBusy):
+			s.metrics.count(endpoint, "busy")
+			connectors.Busy(w)
+		case errors.Is(err, errTooLarge):
+			s.metrics.count(endpoint, "rejected")
+			http.Error(w, http.StatusText(http.StatusRequestEntityTooLarge), http.StatusRequestEntityTooLarge)
+		default:
+			s.metrics.count(endpoint, "rejected")
+			s.guard.Failed(addr)
+			s.guard.LogRefusal(s.log, endpoint, logrus.Fields{"endpoint": endpoint, "remote": addr}, err)
+			http.Error(w, http.StatusText(http.StatusUnauthorized), http.StatusUnauthorized)
 		}
-		s.log.WithFields(logrus.Fields{"endpoint": endpoint, "remote": r.RemoteAddr}).WithError(err).Warn("slack: request rejected")
-		s.metrics.count(endpoint, "rejected")
-		http.Error(w, http.StatusText(status), status)
 		return nil, nil, false
 	}
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/x-www-form-urlencoded" {

@@ -53,6 +53,7 @@ type Set struct {
 	opts    options
 	status  *connectors.Board
 	metrics *metrics
+	guard   *connectors.Guard
 	bg      sync.WaitGroup // saves and deliveries that outlive their request
 }
 
@@ -91,7 +92,7 @@ func build(entries []map[string]any, env connectors.Env, opts options) (*Set, er
 		return nil, err
 	}
 	s := &Set{svc: env.Service, log: env.Log.WithField("connector_kind", Kind), apps: apps, cfgs: cfgs, opts: opts, metrics: m,
-		status: connectors.NewBoard(env.Service, Kind, env.Now)}
+		status: connectors.NewBoard(env.Service, Kind, env.Now), guard: connectors.NewGuard(env.Now)}
 	for _, a := range apps {
 		s.status.Add(a.Name, a.Workspace)
 		s.secrets = append(s.secrets, a.cfg.SigningSecret)

@@ -22,18 +22,23 @@ var (
 	errStale          = errors.New("slack: request timestamp is more than 5 minutes off")
 	errBadSignature   = errors.New("slack: invalid request signature")
 	errTooLarge       = errors.New("slack: request body too large")
+	// errTooManyFailures is not checked at all: the address failed too often (answered 429).
+	errTooManyFailures = errors.New("slack: too many failed signatures from this address")
 )
 
-// verifyBody reads r's raw body and checks Slack's v0 signature against each secret. It returns the body,
+// verifyBody reads r's raw body (within guard's budget of unsigned reads) and checks Slack's v0 signature against each secret. It returns the body,
 // put back on r for the form parser, and the indexes of the secrets that signed it: one Slack app signs
 // for every team it is installed in, so several entries may share a secret and are told apart by team.
 // A secret that cannot be read, or reads blank, signs nothing (anyone can sign with an empty key) and is
 // reported to unusable, so one broken entry never stops the others from being verified.
-func verifyBody(w http.ResponseWriter, r *http.Request, secrets []connectors.Secret, unusable func(i int, err error)) ([]byte, []int, error) {
+func verifyBody(w http.ResponseWriter, r *http.Request, secrets []connectors.Secret, guard *connectors.Guard, unusable func(i int, err error)) ([]byte, []int, error) {
 	if r.Header.Get("X-Slack-Signature") == "" || r.Header.Get("X-Slack-Request-Timestamp") == "" {
 		return nil, nil, errMissingHeaders
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	body, err := guard.ReadBody(w, r, maxBody)
+	if errors.Is(err, connectors.ErrBusy) {
+		return nil, nil, err
+	}
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {

@@ -33,7 +33,7 @@ func signHeaders(h http.Header, secret string, at time.Time, body string) {
 // so the tests see what the real handlers would see after verification.
 func verifyServer(t *testing.T, secrets []connectors.Secret) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, matched, err := verifyBody(w, r, secrets, nil)
+		_, matched, err := verifyBody(w, r, secrets, connectors.NewGuard(nil), nil)
 		switch {
 		case errors.Is(err, errTooLarge):
 			http.Error(w, err.Error(), http.StatusRequestEntityTooLarge)

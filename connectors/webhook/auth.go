@@ -25,6 +25,8 @@ var (
 	errNoTimestamp  = errors.New("webhook: missing or unreadable timestamp header")
 	errStale        = errors.New("webhook: timestamp outside the allowed window")
 	errBadToken     = errors.New("webhook: missing or invalid bearer token")
+	// errTooManyFailures is not checked at all: the address failed too often (answered 429).
+	errTooManyFailures = errors.New("webhook: too many failed authentications from this address")
 )
 
 // secretError is a secret that could not be read (a missing file): feedbridge's fault, answered 500.
@@ -33,56 +35,74 @@ type secretError struct{ err error }
 func (e *secretError) Error() string { return "webhook: " + e.err.Error() }
 func (e *secretError) Unwrap() error { return e.err }
 
-// authenticate checks the request against the entry before anything of the body is parsed. The secret is
-// read at each request, so a rotated file: secret applies at once.
-func (e *entrySpec) authenticate(h http.Header, body []byte, now time.Time) error {
+// presented is what a request's headers claim before its body is read: the signature and signed time.
+type presented struct {
+	sig   []byte
+	stamp string
+}
+
+// checkHeaders authenticates what the headers alone can: a bearer token in full, and for a signature its
+// presence, encoding and time window, so that most bad requests are refused before a byte of their body is
+// read. The secrets are read at each request, so a rotated file: secret applies at once.
+func (e *entrySpec) checkHeaders(h http.Header, now time.Time) (presented, error) {
 	if strings.EqualFold(e.Auth, AuthBearer) {
 		want, err := e.Token.Required()
 		if err != nil {
-			return &secretError{err}
+			return presented{}, &secretError{err}
 		}
 		// Trimmed of ASCII whitespace only: a non-breaking space after "Bearer" is part of the token.
 		got, ok := strings.CutPrefix(h.Get("Authorization"), "Bearer ")
 		got = connectors.TrimASCII(got)
 		if !ok || got == "" || subtle.ConstantTimeCompare([]byte(got), []byte(want)) != 1 {
-			return errBadToken
+			return presented{}, errBadToken
 		}
-		return nil
+		return presented{}, nil
 	}
 	sig := connectors.TrimASCII(h.Get(e.SignatureHeader))
 	if sig == "" {
-		return errNoSignature
+		return presented{}, errNoSignature
 	}
 	sig, ok := strings.CutPrefix(sig, e.prefix)
 	if !ok {
-		return errBadSignature
+		return presented{}, errBadSignature
 	}
-	var got []byte
+	var p presented
 	var err error
 	if e.base64 {
-		got, err = base64.StdEncoding.DecodeString(sig)
+		p.sig, err = base64.StdEncoding.DecodeString(sig)
 	} else {
-		got, err = hex.DecodeString(sig)
+		p.sig, err = hex.DecodeString(sig)
 	}
 	if err != nil {
-		return errBadSignature
+		return presented{}, errBadSignature
 	}
-	var stamp string
 	if e.TimestampHeader != "" {
-		stamp = connectors.TrimASCII(h.Get(e.TimestampHeader))
-		t, err := parseStamp(stamp)
+		p.stamp = connectors.TrimASCII(h.Get(e.TimestampHeader))
+		t, err := parseStamp(p.stamp)
 		if err != nil {
-			return errNoTimestamp
+			return presented{}, errNoTimestamp
 		}
 		if d := now.Sub(t); d > e.TimestampWindow || d < -e.TimestampWindow {
-			return errStale
+			return presented{}, errStale
 		}
+	}
+	return p, nil
+}
+
+// bodySigned reports whether the body needs reading before the request is known to be genuine.
+func (e *entrySpec) bodySigned() bool { return !strings.EqualFold(e.Auth, AuthBearer) }
+
+// checkBody checks the signature the headers presented against the body (nothing to do for a bearer
+// token, which checkHeaders settled).
+func (e *entrySpec) checkBody(p presented, body []byte) error {
+	if !e.bodySigned() {
+		return nil
 	}
 	key, err := e.Secret.Required()
 	if err != nil {
 		return &secretError{err}
 	}
-	if !hmac.Equal(got, e.sign([]byte(key), stamp, body)) {
+	if !hmac.Equal(p.sig, e.sign([]byte(key), p.stamp, body)) {
 		return errBadSignature
 	}
 	return nil

@@ -49,6 +49,7 @@ type Set struct {
 	board    *connectors.Board
 	requests *prometheus.CounterVec
 	queue    *queue
+	guard    *connectors.Guard
 }
 
 // entry is one validated entry with its logger (connectors.Entry's, which names the kind, the entry and
@@ -84,7 +85,7 @@ func Build(raw []map[string]any, env connectors.Env) (connectors.Set, error) {
 		return nil, err
 	}
 	s := &Set{svc: env.Service, log: env.Log, now: env.Now, entries: map[string]*entry{}, order: order,
-		board: connectors.NewBoard(env.Service, Kind, env.Now), requests: requests}
+		board: connectors.NewBoard(env.Service, Kind, env.Now), requests: requests, guard: connectors.NewGuard(env.Now)}
 	for _, en := range order {
 		s.entries[en.Name] = en
 		s.board.Add(en.Name, en.ws)

@@ -14,14 +14,18 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/feedbridge/feedbridge/connectors"
 	"github.com/feedbridge/feedbridge/core"
 )
 
 // serve answers POST /hooks/{name}: 201 with the records (created or already there), 202 with a delivery
 // id when the delivery is queued (see queue.go: more than queue_over items, or records not written within
 // queue_after), 401 when the signature or token fails, 400 for a payload the mapping cannot read, 413 over
-// max_body, 415 for a body that is not JSON, 403 when the workspace is suspended. The signature is checked
-// before the body is parsed and the mapping before a delivery is queued; a refused delivery writes nothing.
+// max_body, 415 for a body that is not JSON, 403 when the workspace is suspended, 429 for an address that
+// has failed authentication too often (connectors.Guard) and 503 when too many unauthenticated bodies are
+// being read. A bearer token is checked before the body is read, a signature's headers before it and the
+// signature itself before it is parsed; the mapping is checked before a delivery is queued, and a refused
+// delivery writes nothing.
 func (s *Set) serve(w http.ResponseWriter, r *http.Request) {
 	en := s.entries[r.PathValue("name")]
 	if en == nil {
@@ -30,32 +34,47 @@ func (s *Set) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	outcome := func(o string) { s.requests.WithLabelValues(en.Name, o).Inc() }
+	addr := connectors.ClientAddr(r)
+	if limited, retry := s.guard.Limited(addr); limited {
+		outcome("limited")
+		s.refused(en, addr, errTooManyFailures)
+		connectors.TooManyFailures(w, retry)
+		return
+	}
 	if r.ContentLength > en.MaxBody {
 		outcome("too_large")
 		answer(w, http.StatusRequestEntityTooLarge, "body too large", "The body is larger than this webhook accepts.")
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, en.MaxBody))
+	claim, err := en.checkHeaders(r.Header, s.now())
 	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			outcome("too_large")
-			answer(w, http.StatusRequestEntityTooLarge, "body too large", "The body is larger than this webhook accepts.")
-			return
-		}
-		outcome("bad_request")
-		answer(w, http.StatusBadRequest, "unreadable body", "The request body could not be read.")
+		s.unauthorized(w, en, addr, err)
 		return
 	}
-	if err := en.authenticate(r.Header, body, s.now()); err != nil {
-		var se *secretError
-		if errors.As(err, &se) {
-			s.fail(w, en, err, "the entry's secret could not be read")
-			return
+	var body []byte
+	if en.bodySigned() {
+		// Nobody is known yet: the read holds part of the guard's budget.
+		body, err = s.guard.ReadBody(w, r, en.MaxBody)
+	} else {
+		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, en.MaxBody))
+	}
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		switch {
+		case errors.Is(err, connectors.ErrBusy):
+			outcome("busy")
+			connectors.Busy(w)
+		case errors.As(err, &tooLarge):
+			outcome("too_large")
+			answer(w, http.StatusRequestEntityTooLarge, "body too large", "The body is larger than this webhook accepts.")
+		default:
+			outcome("bad_request")
+			answer(w, http.StatusBadRequest, "unreadable body", "The request body could not be read.")
 		}
-		outcome("unauthorized")
-		en.log.WithFields(logrus.Fields{"remote": r.RemoteAddr}).WithError(err).Warn("webhook: delivery refused")
-		answer(w, http.StatusUnauthorized, "unauthorized", "The signature or token does not match this webhook.")
+		return
+	}
+	if err := en.checkBody(claim, body); err != nil {
+		s.unauthorized(w, en, addr, err)
 		return
 	}
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" && !strings.HasSuffix(mt, "+json") {
@@ -94,6 +113,28 @@ func (s *Set) serve(w http.ResponseWriter, r *http.Request) {
 		s.board.Succeeded(en.Name)
 		writeJSON(w, http.StatusCreated, results)
 	}
+}
+
+// unauthorized answers a request that failed authentication: 401, one failure spent from the address's
+// budget, a refusal on the entry's board, a sampled log line. A secret that could not be read is
+// feedbridge's fault instead: 500.
+func (s *Set) unauthorized(w http.ResponseWriter, en *entry, addr string, err error) {
+	var se *secretError
+	if errors.As(err, &se) {
+		s.fail(w, en, err, "the entry's secret could not be read")
+		return
+	}
+	s.requests.WithLabelValues(en.Name, "unauthorized").Inc()
+	s.guard.Failed(addr)
+	s.refused(en, addr, err)
+	connectors.Hangup(w) // the body may be unread
+	answer(w, http.StatusUnauthorized, "unauthorized", "The signature or token does not match this webhook.")
+}
+
+// refused counts a refusal on the entry's status and logs a sample of them.
+func (s *Set) refused(en *entry, addr string, err error) {
+	s.board.Refused(en.Name, strings.TrimPrefix(err.Error(), "webhook: "))
+	s.guard.LogRefusal(en.log, en.Name, logrus.Fields{"remote": addr}, err)
 }
 
 // enqueue stores the authenticated, mapped delivery for the entry's worker and answers 202.
