@@ -141,6 +141,7 @@ func (s *Service) change(rec Record, p Patch) (RecordChange, error) {
 	if err := s.changeCustomer(rec, p, &c, set, only); err != nil {
 		return c, err
 	}
+	c.SearchText = Fold(c.Title + "\n" + c.Description)
 	c.History = HistoryEntry{At: c.UpdatedAt, Action: ActionUpdated, Changes: ch}
 	if _, ok := ch["status"]; ok && len(ch) == 1 {
 		c.History.Action = ActionStatus
