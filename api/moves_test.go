@@ -38,7 +38,7 @@ func TestPatchRecord(t *testing.T) {
 	eachStore(t, func(t *testing.T, open opener) {
 		e := newEnv(t, open, envOpts{})
 		id := e.createIdea("Dark mode", nil)
-		got := e.get("/api/records/" + id).want(t, 200)
+		got := e.get("/api/records/"+id).want(t, 200)
 		etag := got.header.Get("ETag")
 		if etag == "" {
 			t.Fatal("no ETag on GET /records/{id}")
@@ -58,7 +58,7 @@ func TestPatchRecord(t *testing.T) {
 		if stale.errorCode(t) != "precondition failed" {
 			t.Fatalf("412 error %q", stale.errorCode(t))
 		}
-		if e.get("/api/records/"+id).object(t)["title"] != "Dark mode" {
+		if e.get("/api/records/" + id).object(t)["title"] != "Dark mode" {
 			t.Fatal("a refused patch changed the record")
 		}
 		for _, c := range []struct {
@@ -129,7 +129,7 @@ func TestLinks(t *testing.T) {
 			t.Fatalf("linked feedback: %s", r.body)
 		}
 		e.do(req{method: "PUT", path: "/api/records/" + fb2 + "/links/" + idea}).want(t, 200)
-		got := e.get("/api/records/" + idea).want(t, 200).object(t)
+		got := e.get("/api/records/"+idea).want(t, 200).object(t)
 		if got["feedback_count"] != 2.0 || strings.Join(toStrings(got["accounts"]), ",") != "Acme,Initech" {
 			t.Fatalf("idea after links: %v", got)
 		}
@@ -147,7 +147,7 @@ func TestLinks(t *testing.T) {
 		if e.get("/api/records/" + idea).object(t)["feedback_count"] != 1.0 {
 			t.Fatal("unlink did not drop the count")
 		}
-		e.get("/api/records/" + fb + "/feedback").want(t, 400)
+		e.get("/api/records/"+fb+"/feedback").want(t, 400)
 		e.do(req{method: "PUT", path: "/api/records/" + fb + "/links/" + idea, key: e.otherKey}).want(t, 404)
 	})
 }
@@ -183,9 +183,9 @@ func TestMergeAndDelete(t *testing.T) {
 		e.do(req{method: "PUT", path: "/api/records/" + first + "/links/" + b}).want(t, 200)
 		e.do(req{method: "DELETE", path: "/api/records/" + first, key: e.otherKey}).want(t, 404)
 		e.do(req{method: "DELETE", path: "/api/records/" + first}).want(t, 204)
-		e.get("/api/records/" + first).want(t, 404)
-		e.get("/api/records/" + first + "/history").want(t, 404)
-		if e.get("/api/records/"+b).object(t)["feedback_count"] != 1.0 {
+		e.get("/api/records/"+first).want(t, 404)
+		e.get("/api/records/"+first+"/history").want(t, 404)
+		if e.get("/api/records/" + b).object(t)["feedback_count"] != 1.0 {
 			t.Fatal("delete did not drop the count")
 		}
 		if ids := e.listAll("/api/records?record_type=Feedback&search=quokkas"); len(ids) != 0 {
@@ -245,7 +245,7 @@ func TestListFiltersOfRecordsThatMove(t *testing.T) {
 			t.Fatalf("customer_email %v", ids)
 		}
 		for _, q := range []string{"record_type=Feedback&status=Planned", "order=demand&record_type=Feedback", "linked=maybe", "order=hot"} {
-			e.get("/api/records?" + q).want(t, http.StatusBadRequest)
+			e.get("/api/records?"+q).want(t, http.StatusBadRequest)
 		}
 	})
 }
