@@ -281,3 +281,12 @@ func historyViews(hs []core.HistoryEntry) []historyView {
 func (h *handlers) history() http.HandlerFunc {
 	return byID("record", h.svc.History, historyViews)
 }
+
+// NewInsightViews renders a record's insights as the API shows them, for the command line's --json.
+func NewInsightViews(ins []core.Insight) any {
+	out := make([]insightView, len(ins))
+	for i, in := range ins {
+		out[i] = newInsightView(in)
+	}
+	return out
+}
