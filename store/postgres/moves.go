@@ -204,6 +204,7 @@ func (s *Store) MergeRecords(ctx context.Context, ws, id, into core.ID, at time.
 		} else {
 			recounted = []string{string(id), string(into)}
 			err = execAll(ctx, tx,
+				stmt{bumpLinkedFeedback, []any{ws, id}},
 				stmt{`INSERT INTO record_links (workspace_id, feedback_id, target_id, created_at)
 				SELECT workspace_id, feedback_id, $3, created_at FROM record_links WHERE workspace_id = $1 AND target_id = $2
 				ON CONFLICT DO NOTHING`, []any{ws, id, into}},
@@ -237,6 +238,11 @@ func (s *Store) MergeRecords(ctx context.Context, ws, id, into core.ID, at time.
 	})
 	return rec, err
 }
+
+// bumpLinkedFeedback moves the version of the feedback linked to record $2, whose links are about to
+// change with it.
+const bumpLinkedFeedback = `UPDATE records SET version = version + 1 WHERE workspace_id = $1
+	AND id IN (SELECT feedback_id FROM record_links WHERE workspace_id = $1 AND target_id = $2)`
 
 func targetsOf(ctx context.Context, tx pgx.Tx, ws, id core.ID) ([]string, error) {
 	rows, err := tx.Query(ctx, `SELECT target_id, '' FROM record_links WHERE workspace_id = $1 AND feedback_id = $2`, ws, id)
@@ -276,6 +282,7 @@ func (s *Store) DeleteRecord(ctx context.Context, ws, id core.ID) error {
 		}
 		var stmts []stmt
 		for _, q := range []string{
+			bumpLinkedFeedback,
 			`DELETE FROM record_links WHERE workspace_id = $1 AND (feedback_id = $2 OR target_id = $2)`,
 			`DELETE FROM insights WHERE workspace_id = $1 AND record_id = $2`,
 			`DELETE FROM insight_jobs WHERE record_id = $2 AND workspace_id = $1`,

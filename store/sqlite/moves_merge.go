@@ -41,6 +41,7 @@ func (s *Store) MergeRecords(ctx context.Context, ws, id, into core.ID, at time.
 		} else {
 			recounted = []core.ID{id, into}
 			err = execAll(tx, []string{
+				bumpLinkedFeedback,
 				`INSERT OR IGNORE INTO record_links(workspace_id, feedback_id, target_id, created_at)
 				SELECT workspace_id, feedback_id, ?2, created_at FROM record_links WHERE target_id = ?1`,
 				`DELETE FROM record_links WHERE target_id = ?1`,
@@ -76,6 +77,10 @@ func (s *Store) MergeRecords(ctx context.Context, ws, id, into core.ID, at time.
 	return rec, err
 }
 
+// bumpLinkedFeedback moves the version of the feedback linked to record ?1, whose links are about to
+// change with it.
+const bumpLinkedFeedback = `UPDATE records SET version = version + 1 WHERE id IN (SELECT feedback_id FROM record_links WHERE target_id = ?1)`
+
 // targetsOf lists the records a Feedback is linked to.
 func targetsOf(tx *wtx, id core.ID) ([]core.ID, error) {
 	rows, err := tx.QueryContext(tx.ctx, `SELECT target_id, '' FROM record_links WHERE feedback_id = ?`, id)
@@ -109,6 +114,7 @@ func (s *Store) DeleteRecord(ctx context.Context, ws, id core.ID) error {
 			return err
 		}
 		err = execAll(tx, []string{
+			bumpLinkedFeedback,
 			`DELETE FROM record_links WHERE feedback_id = ?1 OR target_id = ?1`,
 			`DELETE FROM insights WHERE record_id = ?1`,
 			`DELETE FROM insight_jobs WHERE record_id = ?1`,

@@ -20,12 +20,17 @@ var mergeTests = map[string]func(t *testing.T, f *fixture){
 		f.link(ws, both.ID, a.ID, nil)
 		f.link(ws, fb.ID, b.ID, nil)
 		f.link(ws, both.ID, b.ID, nil)
+		faBefore := f.read(ws, fa.ID)
 		got, err := f.svc.Merge(f.ctx, ws, a.ID, b.ID)
 		noErr(t, "merge", err)
 		equal(t, "target", [3]any{got.ID, got.FeedbackCount, got.Tags}, [3]any{b.ID, 3, []string{"UI", "Bug", "Perf"}})
 		merged := f.read(ws, a.ID)
 		equal(t, "merged", [3]any{merged.Status, merged.MergedInto, merged.FeedbackCount}, [3]any{core.StatusMerged, b.ID, 0})
-		equal(t, "feedback moved", f.read(ws, fa.ID).Links, []core.ID{b.ID})
+		faAfter := f.read(ws, fa.ID)
+		equal(t, "feedback moved", faAfter.Links, []core.ID{b.ID})
+		if core.ETag(faAfter) == core.ETag(faBefore) {
+			t.Fatal("the moved feedback's ETag did not change with its links")
+		}
 		sameSet(t, "linked feedback of the target", ids(f.pageAllLinked(ws, b.ID)), []core.ID{fa.ID, fb.ID, both.ID})
 		equal(t, "listing leaves merged out", ids(f.list(ws, core.ListRequest{}).Records), []core.ID{b.ID})
 		equal(t, "unless asked", ids(f.list(ws, core.ListRequest{Statuses: []string{"merged"}}).Records), []core.ID{a.ID})
