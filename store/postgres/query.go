@@ -218,6 +218,10 @@ func listSQL(ws core.ID, q core.ListQuery) (string, []any) {
 		add("tag_ids @> ?::text[]", fromIDs(q.TagIDs))
 	}
 	moveFilters(q, add, func(cond string) { where = append(where, cond) })
+	if q.Order == core.OrderDemand {
+		// Spelled out so that the planner sees the demand index's condition in the query.
+		where = append(where, "type IN ('Idea', 'Feature')")
+	}
 	dir, cmp := "DESC", "<"
 	if q.Asc {
 		dir, cmp = "ASC", ">"

@@ -75,6 +75,10 @@ func listFilter(ws core.ID, q core.ListQuery) filter {
 		add("r.id IN (SELECT record_id FROM record_tags WHERE tag_id = ?)", t)
 	}
 	moveFilters(q, add)
+	if q.Order == core.OrderDemand {
+		// Spelled out so that the planner sees the demand index's condition in the query.
+		add("r.type IN ('Idea', 'Feature')")
+	}
 	f.order = q.Order
 	if c := q.After; c != nil {
 		op := "<"

@@ -9,7 +9,8 @@ ALTER TABLE records
     ADD COLUMN merged_into text NOT NULL DEFAULT '',
     ADD COLUMN feedback_count int NOT NULL DEFAULT 0,
     ADD COLUMN created_by text NOT NULL DEFAULT '';
-CREATE INDEX records_demand ON records (workspace_id, type, feedback_count, created_at, id);
+-- Partial: only Ideas and Features list by demand, and Feedback, most of what is created, pays nothing for it.
+CREATE INDEX records_demand ON records (workspace_id, type, feedback_count, created_at, id) WHERE type IN ('Idea', 'Feature');
 
 -- A Feedback linked to an Idea or Feature. The cascades keep a link from outliving either record, also
 -- when a link and a delete race.

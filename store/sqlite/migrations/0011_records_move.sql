@@ -8,7 +8,8 @@ ALTER TABLE records ADD COLUMN importance INTEGER;
 ALTER TABLE records ADD COLUMN merged_into TEXT NOT NULL DEFAULT '';
 ALTER TABLE records ADD COLUMN feedback_count INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE records ADD COLUMN created_by TEXT NOT NULL DEFAULT '';
-CREATE INDEX records_demand ON records(workspace_id, type, feedback_count, created_at, id);
+-- Partial: only Ideas and Features list by demand, and Feedback, most of what is created, pays nothing for it.
+CREATE INDEX records_demand ON records(workspace_id, type, feedback_count, created_at, id) WHERE type IN ('Idea', 'Feature');
 
 -- A Feedback linked to an Idea or Feature. The cascades keep a link from outliving either record.
 CREATE TABLE record_links (
