@@ -143,8 +143,11 @@ func (h *handlers) link(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec, err := h.svc.Link(r.Context(), workspaceFrom(r.Context()).ID, fb, target, imp)
+	if errors.Is(err, core.ErrNotFound) {
+		err = newAPIError(http.StatusNotFound, "record not found", "No record with id %s or %s exists in this workspace.", fb, target)
+	}
 	if err != nil {
-		writeError(w, r, notFound(err, "record", string(fb)))
+		writeError(w, r, err)
 		return
 	}
 	writeRecord(w, http.StatusOK, rec)
