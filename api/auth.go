@@ -79,7 +79,9 @@ func (s *Server) authed(next http.HandlerFunc) http.Handler {
 			writeError(w, r, err)
 			return
 		}
-		next(w, r.WithContext(context.WithValue(r.Context(), workspaceKey{}, ws)))
+		// Every change made through the API is credited to the key by its name, never its secret.
+		ctx := core.WithActor(r.Context(), core.Actor{Kind: core.ActorAPIKey, Name: k.Name})
+		next(w, r.WithContext(context.WithValue(ctx, workspaceKey{}, ws)))
 	})
 }
 

@@ -83,7 +83,11 @@ func classify(err error) (int, errorBody) {
 	case errors.Is(err, core.ErrIdempotencyConflict):
 		return http.StatusConflict, body("idempotency key reused",
 			"This Idempotency-Key was used with a different request in the last 24 hours; use a new key.")
-	case errors.Is(err, core.ErrConflict):
+	case errors.Is(err, core.ErrMerged):
+		return http.StatusConflict, body(core.ErrMerged.Error(), "The record was merged into another; change that one instead.")
+	case errors.Is(err, core.ErrPrecondition):
+		return http.StatusPreconditionFailed, body("precondition failed", "The record changed since the ETag in If-Match; read it again.")
+	case errors.Is(err, core.ErrStale), errors.Is(err, core.ErrConflict):
 		return http.StatusConflict, body("conflict", "The request conflicts with the current state; retry it.")
 	case errors.Is(err, context.DeadlineExceeded):
 		return http.StatusServiceUnavailable, body("request timed out", "The request took too long to answer; retry shortly.")

@@ -91,8 +91,11 @@ func decodeObject(body []byte, fields ...bodyField) error {
 
 func wrongType(name string, dst any) error {
 	want := "a string"
-	if _, ok := dst.(*[]string); ok {
+	switch dst.(type) {
+	case *[]string:
 		want = "an array of strings"
+	case *int:
+		want = "a whole number"
 	}
 	return badRequest(fmt.Sprintf("invalid type for field %q", name), "The field %q must be %s.", name, want)
 }

@@ -12,6 +12,7 @@ import (
 var listParams = map[string]bool{
 	"record_type": false, "search": false, "sort": false, "created_from": false, "created_to": false,
 	"updated_since": false, "product": false, "user": false, "tags": true, "limit": false, "cursor": false,
+	"status": true, "company": false, "customer_email": false, "linked": false, "order": false,
 }
 
 // parseListQuery reads GET /records' query string. Nothing is silently ignored: a malformed query string,
@@ -29,6 +30,8 @@ func parseListQuery(raw string) (core.ListRequest, url.Values, error) {
 		CreatedFrom: vals.Get("created_from"), CreatedTo: vals.Get("created_to"),
 		UpdatedSince: vals.Get("updated_since"), Product: vals.Get("product"), User: vals.Get("user"),
 		Tags: vals["tags"], Limit: vals.Get("limit"), Cursor: vals.Get("cursor"),
+		Statuses: vals["status"], Company: vals.Get("company"), CustomerEmail: vals.Get("customer_email"),
+		Linked: vals.Get("linked"), Order: vals.Get("order"),
 	}
 	return req, vals, nil
 }

@@ -75,6 +75,7 @@ func (h *handlers) create(endpoint string, decode func(raw []byte) (core.Submiss
 			writeError(w, r, err)
 			return
 		}
+		w.Header().Set("ETag", core.ETag(res.Record))
 		writeJSON(w, http.StatusCreated, view(res.Record))
 	}
 }
@@ -193,7 +194,30 @@ func byID[T, V any](what string, get func(ctx context.Context, ws, id core.ID) (
 	}
 }
 
-func (h *handlers) record() http.HandlerFunc { return byID("record", h.svc.Record, newRecordView) }
+func (h *handlers) record() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, err := pathID(r)
+		if err == nil {
+			_, err = parseQuery(r.URL.RawQuery, nil)
+		}
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		rec, err := h.svc.Record(r.Context(), workspaceFrom(r.Context()).ID, id)
+		if err != nil {
+			writeError(w, r, notFound(err, "record", string(id)))
+			return
+		}
+		writeRecord(w, http.StatusOK, rec)
+	}
+}
+
+// writeRecord answers with one record and its ETag.
+func writeRecord(w http.ResponseWriter, status int, rec core.Record) {
+	w.Header().Set("ETag", core.ETag(rec))
+	writeJSON(w, status, newRecordView(rec))
+}
 
 func (h *handlers) recordInsights() http.HandlerFunc {
 	return byID("record", h.svc.Insights, func(ins []core.Insight) []insightView {

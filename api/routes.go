@@ -15,6 +15,13 @@ func (s *Server) routes() {
 	api("GET /api/records", h.listRecords)
 	api("GET /api/records/{id}", h.record())
 	api("GET /api/records/{id}/insights", h.recordInsights())
+	create("PATCH /api/records/{id}", h.patchRecord)
+	api("DELETE /api/records/{id}", h.deleteRecord)
+	api("PUT /api/records/{id}/links/{target}", h.link)
+	api("DELETE /api/records/{id}/links/{target}", h.unlink)
+	api("GET /api/records/{id}/feedback", h.linkedFeedback)
+	api("GET /api/records/{id}/history", h.history())
+	create("POST /api/records/{id}/merge", h.merge)
 	api("GET /api/records/signals", h.signals)
 	api("GET /api/records/tags", h.tags)
 	api("GET /api/records/product", h.products)
@@ -27,6 +34,10 @@ func (s *Server) routes() {
 	// Without these, GET on a create path would be read as GET /api/records/{id} with a malformed id
 	// instead of the 405 the contract asks for.
 	s.methodNotAllowed("GET /api/records/feedback", "GET /api/records/idea")
+	// Likewise the fixed paths beside /api/records/{id}, for the methods a record answers.
+	for _, p := range []string{"feedback", "idea", "verify", "signals", "tags", "product", "users"} {
+		s.methodNotAllowed("PATCH /api/records/"+p, "DELETE /api/records/"+p)
+	}
 	// Everything else under /api: 404, or 405 with Allow when the path exists with another method.
 	s.mux.HandleFunc("/api/", s.noRoute)
 

@@ -1,6 +1,10 @@
 package api
 
-import "github.com/feedbridge/feedbridge/core"
+import (
+	"strconv"
+
+	"github.com/feedbridge/feedbridge/core"
+)
 
 // The response shapes of the contract. Absent strings are "", empty arrays [], only importance is null.
 
@@ -45,6 +49,22 @@ type recordView struct {
 	Reporter      string    `json:"reporter"`
 	CreatedAt     string    `json:"createdAt"`
 	UpdatedAt     string    `json:"updatedAt"`
+	// Records that move: each appears only on the types (or the status) that have it.
+	CustomerName  string     `json:"customer_name"`
+	Importance    *nullInt   `json:"importance,omitempty"`
+	Links         *[]core.ID `json:"links,omitempty"`
+	FeedbackCount *int       `json:"feedback_count,omitempty"`
+	MergedInto    *core.ID   `json:"merged_into,omitempty"`
+}
+
+// nullInt is a number that is null when zero: importance on a Feedback.
+type nullInt int
+
+func (n nullInt) MarshalJSON() ([]byte, error) {
+	if n == 0 {
+		return []byte("null"), nil
+	}
+	return []byte(strconv.Itoa(int(n))), nil
 }
 
 // NewRecordView is a record as GET /records/{id} shows it, for the command line's --json.
@@ -55,12 +75,26 @@ func newRecordView(r core.Record) recordView {
 		ID: r.ID, RecordType: string(r.Type), Title: r.Title, Description: r.Description, Status: r.Status,
 		Assignee: r.Assignee, Product: r.Product, Tags: nonNil(r.Tags), Source: r.Source, Customer: r.Customer,
 		CustomerEmail: r.CustomerEmail, Reporter: r.Reporter,
-		CreatedAt: timeString(r.CreatedAt), UpdatedAt: timeString(r.UpdatedAt),
+		CreatedAt: timeString(r.CreatedAt), UpdatedAt: timeString(r.UpdatedAt), CustomerName: r.CustomerName,
+	}
+	if r.Status == core.StatusMerged {
+		m := r.MergedInto
+		v.MergedInto = &m
+	}
+	switch r.Type {
+	case core.RecordFeedback:
+		imp, links := nullInt(r.Importance), append([]core.ID{}, r.Links...)
+		v.Importance, v.Links = &imp, &links
+	case core.RecordIdea, core.RecordFeature:
+		n := r.FeedbackCount
+		v.FeedbackCount = &n
 	}
 	switch r.Type {
 	case core.RecordIdea, core.RecordFeedback:
 		acc := []string{}
-		if r.Customer != "" {
+		if r.Accounts != nil {
+			acc = append(acc, r.Accounts...)
+		} else if r.Customer != "" {
 			acc = append(acc, r.Customer)
 		}
 		v.Accounts = &acc

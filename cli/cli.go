@@ -139,7 +139,8 @@ func (a *app) withMode(cmd *cobra.Command, mode sqlite.Mode, fn func(ctx context
 		return err
 	}
 	defer closeFn()
-	return fn(cmd.Context(), svc)
+	// Every change made from the command line is credited to it in the records' history.
+	return fn(core.WithActor(cmd.Context(), core.Actor{Kind: core.ActorCLI}), svc)
 }
 
 // internalPrefix matches the store packages' context in an error ("sqlite: revoke key: …"), which tells a

@@ -14,7 +14,7 @@ import (
 // recordCommand creates records of any of the four types by hand: the one way, besides CSV, to make a
 // Feature with its release or an Objective with its timeframe.
 func (a *app) recordCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "record", Short: "Create records by hand"}
+	cmd := &cobra.Command{Use: "record", Short: "Create, list, show, change, link, merge and delete records"}
 	create := &cobra.Command{Use: "create", Short: "Create a record and print its id", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ws, err := workspaceFlag(cmd)
@@ -75,5 +75,6 @@ func (a *app) recordCommand() *cobra.Command {
 	f.StringArray("tag", nil, "tag id, repeatable")
 	f.String("source", "", "source label (default Manual)")
 	cmd.AddCommand(create)
+	cmd.AddCommand(a.recordMoveCommands()...)
 	return cmd
 }

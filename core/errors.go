@@ -14,6 +14,10 @@ var (
 	ErrIdeaLimit           = errors.New("idea limit reached")
 	ErrIdempotencyConflict = errors.New("idempotency key reused with a different request")
 	ErrConflict            = errors.New("conflict")
+	// ErrMerged is a change of a record that was merged into another.
+	ErrMerged = errors.New("record merged")
+	// ErrStale is a change computed from a version of the record that is no longer current.
+	ErrStale = errors.New("record changed")
 	// ErrUnavailable wraps store failures that are worth retrying (database down, busy).
 	ErrUnavailable = errors.New("store unavailable")
 )

@@ -25,6 +25,12 @@ type ListRequest struct {
 	Tags         []string
 	Limit        string
 	Cursor       string
+	// Filters of records that move.
+	Statuses      []string
+	Company       string
+	CustomerEmail string
+	Linked        string
+	Order         string
 }
 
 // Page is one page of a listing; Next is the cursor of the following page, "" on the last.
@@ -47,12 +53,17 @@ func (s *Service) List(ctx context.Context, ws ID, req ListRequest) (Page, error
 	if err != nil {
 		return Page{}, err
 	}
+	return s.listPage(ctx, ws, q, req.Cursor)
+}
+
+// listPage returns the page of q after the client's cursor.
+func (s *Service) listPage(ctx context.Context, ws ID, q ListQuery, cursor string) (Page, error) {
 	key, err := s.cursorKey(ctx)
 	if err != nil {
 		return Page{}, err
 	}
-	if req.Cursor != "" {
-		c, err := decodeCursor(req.Cursor, key, ws, q)
+	if cursor != "" {
+		c, err := decodeCursor(cursor, key, ws, q)
 		if err != nil {
 			return Page{}, invalid("cursor", "invalid cursor", "The cursor was not issued for this listing; start again without it.")
 		}
@@ -68,7 +79,14 @@ func (s *Service) List(ctx context.Context, ws ID, req ListRequest) (Page, error
 	if len(recs) > limit {
 		p.Records = recs[:limit]
 		last := p.Records[limit-1]
-		p.Next = encodeCursor(Cursor{CreatedAt: last.CreatedAt, ID: last.ID}, key, ws, q)
+		c := Cursor{CreatedAt: last.CreatedAt, ID: last.ID}
+		switch q.Order {
+		case OrderUpdated:
+			c.Key = last.UpdatedAt.UnixMilli()
+		case OrderDemand:
+			c.Key = int64(last.FeedbackCount)
+		}
+		p.Next = encodeCursor(c, key, ws, q)
 	}
 	return p, nil
 }
@@ -137,7 +155,7 @@ func ParseListRequest(req ListRequest) (ListQuery, error) {
 		}
 		q.Limit = n
 	}
-	return q, nil
+	return q, parseMoveFilters(&q, req)
 }
 
 // parseTimeParam reads RFC 3339 with any offset, or a date; a date as an upper bound means its last
@@ -165,6 +183,11 @@ func cursorSum(key, pos []byte, ws ID, q ListQuery) []byte {
 	h := hmac.New(sha256.New, key)
 	fmt.Fprintf(h, "%s|%s|%s|%t|%d|%d|%d|%s|%s|%v|", ws, q.Type, q.Search, q.Asc, q.From.UnixMilli(),
 		q.To.UnixMilli(), q.UpdatedSince.UnixMilli(), q.ProductID, q.UserID, q.TagIDs)
+	linked := "-"
+	if q.Linked != nil {
+		linked = strconv.FormatBool(*q.Linked)
+	}
+	fmt.Fprintf(h, "%q|%s|%q|%s|%s|%s|", q.Statuses, q.CompanyID, q.CustomerEmailKey, linked, q.LinkedTo, q.Order)
 	h.Write(pos)
 	return h.Sum(nil)[:cursorSumLen]
 }
@@ -173,22 +196,24 @@ func cursorSum(key, pos []byte, ws ID, q ListQuery) []byte {
 const cursorSumLen = 16
 
 func encodeCursor(c Cursor, key []byte, ws ID, q ListQuery) string {
-	pos := binary.BigEndian.AppendUint64(nil, uint64(c.CreatedAt.UnixMilli()))
+	pos := binary.BigEndian.AppendUint64(nil, uint64(c.Key))
+	pos = binary.BigEndian.AppendUint64(pos, uint64(c.CreatedAt.UnixMilli()))
 	pos = append(pos, c.ID...)
 	return base64.RawURLEncoding.EncodeToString(append(pos, cursorSum(key, pos, ws, q)...))
 }
 
 func decodeCursor(s string, key []byte, ws ID, q ListQuery) (Cursor, error) {
 	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil || len(b) != 8+24+cursorSumLen {
+	if err != nil || len(b) != 16+24+cursorSumLen {
 		return Cursor{}, fmt.Errorf("malformed cursor")
 	}
-	pos, sum := b[:32], b[32:]
-	if !hmac.Equal(sum, cursorSum(key, pos, ws, q)) || !ValidID(string(pos[8:])) {
+	pos, sum := b[:40], b[40:]
+	if !hmac.Equal(sum, cursorSum(key, pos, ws, q)) || !ValidID(string(pos[16:])) {
 		return Cursor{}, fmt.Errorf("cursor signature mismatch")
 	}
-	ms := int64(binary.BigEndian.Uint64(pos[:8]))
-	return Cursor{CreatedAt: time.UnixMilli(ms).UTC(), ID: ID(pos[8:])}, nil
+	sortKey := int64(binary.BigEndian.Uint64(pos[:8]))
+	ms := int64(binary.BigEndian.Uint64(pos[8:16]))
+	return Cursor{Key: sortKey, CreatedAt: time.UnixMilli(ms).UTC(), ID: ID(pos[16:])}, nil
 }
 
 // cursorKey reads the store's cursor secret once and keeps it.

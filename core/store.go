@@ -34,6 +34,8 @@ type NewRecord struct {
 	EnqueueInsight bool
 	Idempotency    *Idempotency
 	Checkpoint     *Checkpoint
+	// CreatedBy is who created the record; the history's "created" entry is read from it.
+	CreatedBy Actor
 }
 
 // ContactRef names the customer of a record. The store matches the contact by EmailKey (lower-cased
@@ -63,11 +65,20 @@ type Checkpoint struct {
 	Value string
 }
 
-// Cursor is a keyset position in a listing: the last record returned.
+// Cursor is a keyset position in a listing: the last record returned. Key is its sort key before
+// createdAt: updatedAt in milliseconds in updated order, feedback_count in demand order, else 0.
 type Cursor struct {
+	Key       int64
 	CreatedAt time.Time
 	ID        ID
 }
+
+// List orders.
+const (
+	OrderCreated = "created"
+	OrderUpdated = "updated"
+	OrderDemand  = "demand"
+)
 
 // ListQuery selects records of one workspace. The store returns at most Limit records after Cursor in the
 // query's order (createdAt, then id).
@@ -80,8 +91,15 @@ type ListQuery struct {
 	ProductID    ID
 	UserID       ID
 	TagIDs       []ID // all must be present
-	Limit        int
-	After        *Cursor
+	// Statuses: any of them; empty means every status but Merged.
+	Statuses         []string
+	CompanyID        ID
+	CustomerEmailKey string // lower-cased address
+	Linked           *bool  // Feedback linked to something (true) or to nothing (false)
+	LinkedTo         ID     // only Feedback linked to this record
+	Order            string // OrderCreated ("" too), OrderUpdated or OrderDemand
+	Limit            int
+	After            *Cursor
 }
 
 // BulkResult is the outcome of one record of a bulk write.
@@ -125,6 +143,9 @@ type Store interface {
 	// order; an id of no record of ws is left out.
 	RecordsByID(ctx context.Context, ws ID, ids []ID) ([]Record, error)
 	Records(ctx context.Context, ws ID, q ListQuery) ([]Record, error)
+
+	// Records that move.
+	RecordMoves
 
 	// Connector state.
 	Checkpoint(ctx context.Context, ws ID, name string) (string, error) // "" when none

@@ -64,6 +64,7 @@ func (s *Service) Submit(ctx context.Context, ws ID, sub Submission) (Result, er
 	if err != nil {
 		return Result{}, err
 	}
+	nr.CreatedBy = ActorFrom(ctx)
 	if err := s.writable(ctx, ws); err != nil {
 		return Result{}, err
 	}
@@ -90,7 +91,7 @@ func (s *Service) SubmitBatch(ctx context.Context, ws ID, subs []Submission) ([]
 			out[i].Err = err
 			continue
 		}
-		nr.CountIdea, nr.Idempotency = false, nil
+		nr.CountIdea, nr.Idempotency, nr.CreatedBy = false, nil, ActorFrom(ctx)
 		valid = append(valid, nr)
 		index = append(index, i)
 	}

@@ -107,6 +107,17 @@ type Record struct {
 	Timeframe       string
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
+
+	CustomerName  string // the contact's name
+	Importance    int    // Feedback: 1-3, 0 for none
+	Links         []ID   // Feedback: the Ideas and Features it is linked to, oldest link first
+	FeedbackCount int    // Idea and Feature: linked Feedback
+	MergedInto    ID     // set on a Merged record
+	// Accounts is set by the store on an Idea: company names of its customer and its linked feedback's
+	// customers, most frequent first. Nil on every other type.
+	Accounts  []string
+	Version   int64 // moves with every change of what a read shows; the ETag is made from it
+	CreatedBy Actor
 }
 
 // Lookup is a tag, product or user as the API lists them.

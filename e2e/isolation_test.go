@@ -61,6 +61,20 @@ var idSlots = []idSlot{
 	{"idea product", "POST", "/api/records/idea", `{"title":"iso","product":"ID"}`},
 	{"idea user", "POST", "/api/records/idea", `{"title":"iso","user":"ID"}`},
 	{"idea tags", "POST", "/api/records/idea", `{"title":"iso","tags":["ID"]}`},
+	// Records that move; OWNIDEA and OWNFB are records of the asking workspace.
+	{"record history", "GET", "/api/records/ID/history", ""},
+	{"linked feedback", "GET", "/api/records/ID/feedback", ""},
+	{"company filter", "GET", "/api/records?record_type=Feedback&company=ID", ""},
+	{"edit", "PATCH", "/api/records/ID", `{"title":"iso"}`},
+	{"edit product", "PATCH", "/api/records/OWNIDEA", `{"product":"ID"}`},
+	{"edit user", "PATCH", "/api/records/OWNIDEA", `{"user":"ID"}`},
+	{"edit tags", "PATCH", "/api/records/OWNIDEA", `{"tags":["ID"]}`},
+	{"link feedback", "PUT", "/api/records/ID/links/OWNIDEA", ""},
+	{"link target", "PUT", "/api/records/OWNFB/links/ID", ""},
+	{"unlink", "DELETE", "/api/records/OWNFB/links/ID", ""},
+	{"merge", "POST", "/api/records/ID/merge", `{"into":"OWNIDEA"}`},
+	{"merge into", "POST", "/api/records/OWNIDEA/merge", `{"into":"ID"}`},
+	{"delete", "DELETE", "/api/records/ID", ""},
 }
 
 // Workspace isolation, every id slot of the API × every kind of id of another workspace (record of each
@@ -103,7 +117,9 @@ func TestIsolationMatrix(t *testing.T) {
 		var idea, fb struct{ ID string }
 		do(t, "POST", d.url("/api/records/idea"), keyB, fmt.Sprintf(`{"title":"bravo secret idea","description":"zebra","tags":[%q],"product":%q,"user":%q}`, tagB, productB, userB), &idea)
 		do(t, "POST", d.url("/api/records/feedback"), keyB, `{"title":"bravo secret feedback","description":"The zebra export crashes every day.","customer_email":"ceo@bravo-secret.example"}`, &fb)
-		do(t, "POST", d.url("/api/records/feedback"), keyA, `{"title":"alpha feedback","description":"Alpha likes zebras."}`, nil)
+		var ownIdea, ownFB struct{ ID string }
+		do(t, "POST", d.url("/api/records/feedback"), keyA, `{"title":"alpha feedback","description":"Alpha likes zebras."}`, &ownFB)
+		do(t, "POST", d.url("/api/records/idea"), keyA, `{"title":"alpha idea"}`, &ownIdea)
 		// A cursor issued to the other workspace for the same listing.
 		for i := 0; i < 2; i++ {
 			do(t, "POST", d.url("/api/records/feedback"), keyB, fmt.Sprintf(`{"title":"bravo page %d"}`, i), nil)
@@ -139,7 +155,10 @@ func TestIsolationMatrix(t *testing.T) {
 		for _, slot := range idSlots {
 			for kind, id := range foreign {
 				other := absentLike(kind, id)
-				put := func(s, v string) string { return strings.ReplaceAll(s, "ID", v) }
+				put := func(s, v string) string {
+					s = strings.NewReplacer("OWNIDEA", ownIdea.ID, "OWNFB", ownFB.ID).Replace(s)
+					return strings.ReplaceAll(s, "ID", v)
+				}
 				got := ask(t, d, keyA, slot.method, put(slot.path, id), put(slot.body, id))
 				want := ask(t, d, keyA, slot.method, put(slot.path, other), put(slot.body, other))
 				cells++
@@ -150,6 +169,14 @@ func TestIsolationMatrix(t *testing.T) {
 				if got.status < 400 && slot.method == "GET" && strings.TrimSpace(got.body) != "[]" {
 					t.Errorf("%s with the other workspace's %s shows data: %s", slot.name, kind, got.body)
 				}
+			}
+		}
+		// The other workspace's records are as they were.
+		for _, id := range []string{idea.ID, fb.ID} {
+			var rec struct{ Title, Status string }
+			do(t, "GET", d.url("/api/records/"+id), keyB, "", &rec)
+			if !strings.HasPrefix(rec.Title, "bravo secret") || rec.Status != "Triage" {
+				t.Errorf("the other workspace's record %s changed: %+v", id, rec)
 			}
 		}
 		// Lists without ids, and a search for the other workspace's words.

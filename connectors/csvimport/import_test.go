@@ -55,6 +55,9 @@ func testImportFile(t *testing.T, e *testEnv) {
 	if len(recs) != 3 {
 		t.Fatalf("%d records, want 3", len(recs))
 	}
+	if recs[0].CreatedBy != (core.Actor{Kind: core.ActorCLI}) {
+		t.Errorf("a CLI import's records credit %+v, want the CLI", recs[0].CreatedBy)
+	}
 	byTitle := map[string]core.Record{}
 	for _, r := range recs {
 		byTitle[r.Title] = r
@@ -155,6 +158,9 @@ func testExternalIDScope(t *testing.T, e *testEnv) {
 	titles := []string{}
 	for _, r := range e.records(t, core.RecordFeedback) {
 		titles = append(titles, r.Title)
+		if r.CreatedBy.Kind != core.ActorConnector || (r.CreatedBy.Name != "crm" && r.CreatedBy.Name != "other") {
+			t.Errorf("a scheduled import's record credits %+v, want its entry", r.CreatedBy)
+		}
 	}
 	if slices.Sort(titles); !reflect.DeepEqual(titles, []string{"Edited title", "Original"}) {
 		t.Errorf("titles %q", titles)

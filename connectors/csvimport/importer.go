@@ -121,6 +121,12 @@ func Import(ctx context.Context, svc *core.Service, ws core.ID, r io.Reader, nam
 		return core.ImportRun{}, fmt.Errorf("record type %q: must be Idea, Feedback, Feature or Objective", opts.RecordType)
 	}
 	opts.RecordType = t
+	// The records' history credits the schedule's entry, or the command line.
+	if opts.Connector == ConnectorCLI {
+		ctx = core.WithActor(ctx, core.Actor{Kind: core.ActorCLI})
+	} else {
+		ctx = core.WithActor(ctx, core.Actor{Kind: core.ActorConnector, Name: opts.Connector})
+	}
 	if err := CheckMappingType(opts.Mapping, t); err != nil {
 		return core.ImportRun{}, err
 	}

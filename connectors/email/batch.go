@@ -284,7 +284,7 @@ func (e *entry) store(ctx context.Context, msgs []fetched, advance *position) (d
 		subs[len(subs)-1].Checkpoint = &core.Checkpoint{Name: e.spec.checkpointName(), Value: advance.String()}
 		carried = true
 	}
-	results, err := e.env.Service.SubmitBatch(ctx, e.Workspace, subs)
+	results, err := e.env.Service.SubmitBatch(e.actor(ctx), e.Workspace, subs)
 	if err != nil {
 		return nil, nil, fmt.Errorf("email: store batch: %w", err)
 	}
@@ -321,7 +321,7 @@ func (e *entry) retryInvalid(ctx context.Context, sub core.Submission, cause err
 		return core.BatchResult{Err: cause}
 	}
 	sub.CustomerEmail, sub.Checkpoint = "", nil
-	res, err := e.env.Service.Submit(ctx, e.Workspace, sub)
+	res, err := e.env.Service.Submit(e.actor(ctx), e.Workspace, sub)
 	if err != nil {
 		return core.BatchResult{Err: err}
 	}
@@ -343,4 +343,9 @@ func (e *entry) counted(f fetched, r core.BatchResult) {
 // msgLog is the logger for one message.
 func (e *entry) msgLog(f fetched) *logrus.Entry {
 	return e.Log.WithFields(logrus.Fields{"uid": uint32(f.uid), "message_id": f.msg.MessageID})
+}
+
+// actor credits the records this mailbox writes to its entry.
+func (e *entry) actor(ctx context.Context) context.Context {
+	return core.WithActor(ctx, core.Actor{Kind: core.ActorConnector, Name: e.Name})
 }

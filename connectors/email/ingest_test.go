@@ -62,6 +62,11 @@ func testIngest(t *testing.T, tg *imapTarget, extra map[string]any, moved bool) 
 			len(fx.records(t)) == wantCreated && !fx.status(t).LastSuccessAt.IsZero()
 	})
 	checkRecords(t, fx, ingestCorpus)
+	for _, r := range fx.records(t) {
+		if r.CreatedBy != (core.Actor{Kind: core.ActorConnector, Name: "support-inbox"}) {
+			t.Errorf("record %q credits %+v, want the mailbox's entry", r.Title, r.CreatedBy)
+		}
+	}
 	checkMailboxes(t, tg, moved, len(ingestCorpus)-wantFailed, wantFailed)
 	for _, c := range []struct {
 		name   string

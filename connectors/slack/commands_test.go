@@ -53,6 +53,9 @@ func TestCommandCreatesRecords(t *testing.T) {
 			if !strings.Contains(answer, string(rec.ID)) {
 				t.Errorf("answer does not name id %s: %q", rec.ID, answer)
 			}
+			if rec.CreatedBy != (core.Actor{Kind: core.ActorConnector, Name: "acme-slack"}) {
+				t.Errorf("the record's history credits %+v, want the Slack entry", rec.CreatedBy)
+			}
 		})
 	}
 }

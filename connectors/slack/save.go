@@ -24,7 +24,7 @@ type outcome struct {
 // told the same way.
 func (s *Set) save(ctx context.Context, a *app, sub core.Submission) (core.Result, error) {
 	sub.Source = source
-	res, err := s.svc.Submit(ctx, a.Workspace, sub)
+	res, err := s.svc.Submit(core.WithActor(ctx, core.Actor{Kind: core.ActorConnector, Name: a.Name}), a.Workspace, sub)
 	if errors.Is(err, core.ErrNotFound) {
 		err = core.ErrWorkspaceNotFound
 	}

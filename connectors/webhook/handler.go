@@ -98,7 +98,7 @@ func (s *Set) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	wctx, cancel := context.WithTimeout(r.Context(), en.QueueAfter)
-	results, err := s.submit(wctx, en.ws, recs)
+	results, err := s.submit(core.WithActor(wctx, core.Actor{Kind: core.ActorConnector, Name: en.Name}), en.ws, recs)
 	late := errors.Is(wctx.Err(), context.DeadlineExceeded)
 	cancel()
 	switch {

@@ -40,6 +40,9 @@ func TestDeliveryCreatesOnceAndChecksSignatureFirst(t *testing.T) {
 		rec.CustomerEmail != "jane@acme.com" {
 		t.Fatalf("record %+v", rec)
 	}
+	if rec.CreatedBy != (core.Actor{Kind: core.ActorConnector, Name: "crm"}) {
+		t.Fatalf("the record's history credits %+v, want the webhook entry", rec.CreatedBy)
+	}
 
 	for name, hdr := range map[string]http.Header{
 		"no signature":    nil,

@@ -150,7 +150,7 @@ func (s *Set) writeQueued(ctx context.Context, en *entry, d core.Delivery) error
 			recs[i].sub.CreatedAt = d.CreatedAt
 		}
 	}
-	_, err = s.submit(ctx, d.Workspace, recs)
+	_, err = s.submit(core.WithActor(ctx, core.Actor{Kind: core.ActorConnector, Name: en.Name}), d.Workspace, recs)
 	return err
 }
 

@@ -70,6 +70,7 @@ func (s *Store) createRecord(ctx context.Context, ws core.ID, nr core.NewRecord)
 			return err
 		}
 		rec = newRecord(ws, nr, refs, cust)
+		rec.CustomerName = createdName(ah, nr)
 		return writeRecord(ctx, tx, ws, nr, cust)
 	})
 	return rec, existing, err
@@ -93,7 +94,9 @@ func (s *Store) createSimple(ctx context.Context, ws core.ID, nr core.NewRecord,
 	if err := runRecordBatch(ctx, s.pool, b); err != nil {
 		return core.Record{}, "", fail("create record", err)
 	}
-	return newRecord(ws, nr, refs{}, cust), "", nil
+	rec := newRecord(ws, nr, refs{}, cust)
+	rec.CustomerName = createdName(ah, nr)
+	return rec, "", nil
 }
 
 // duplicateFound finishes a create whose dedup key exists: the idempotency entry (if any) points at the
@@ -175,18 +178,18 @@ func queueRecord(b *pgx.Batch, ws core.ID, nr core.NewRecord, cust customer) {
 	insert := `
 		INSERT INTO records (workspace_id, id, type, title, description_html, description, search_text, status,
 			source, assignee_id, product_id, tag_ids, contact_id, company_id, customer_email, reporter, release,
-			timeframe, dedup_key, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
+			timeframe, dedup_key, created_at, updated_at, created_by)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
 		ON CONFLICT (workspace_id, dedup_key) DO NOTHING`
 	args := []any{ws, nr.ID, nr.Type, nr.Title, nr.DescriptionHTML, nr.Description, nr.SearchText, nr.Status,
 		nr.Source, nr.AssigneeID, nr.ProductID, fromIDs(nr.TagIDs), cust.contactID, cust.companyID, cust.email,
-		nr.Reporter, nr.Release, nr.Timeframe, dedup, ms(nr.CreatedAt), ms(nr.UpdatedAt)}
+		nr.Reporter, nr.Release, nr.Timeframe, dedup, ms(nr.CreatedAt), ms(nr.UpdatedAt), createdBy(nr)}
 	if nr.EnqueueInsight {
 		// One statement: the job exists exactly when the record was inserted, and its row count is the
 		// record's.
 		insert = `WITH r AS (` + insert + ` RETURNING workspace_id, id)
 		INSERT INTO insight_jobs (id, workspace_id, record_id, state, max_attempts, run_at, created_at, updated_at)
-		SELECT $22, r.workspace_id, r.id, 'queued', $23, ` + txNow + `, ` + txNow + `, ` + txNow + ` FROM r`
+		SELECT $23, r.workspace_id, r.id, 'queued', $24, ` + txNow + `, ` + txNow + `, ` + txNow + ` FROM r`
 		args = append(args, core.NewID(), core.DefaultJobAttempts)
 	}
 	b.Queue(insert, args...)
@@ -228,11 +231,36 @@ const (
 )
 
 func newRecord(ws core.ID, nr core.NewRecord, refs refs, cust customer) core.Record {
+	var accounts []string
+	if nr.Type == core.RecordIdea {
+		accounts = core.RankAccounts(cust.companyName, nil)
+	}
 	return core.Record{
-		ID: nr.ID, Workspace: ws, Type: nr.Type, Title: nr.Title, DescriptionHTML: nr.DescriptionHTML,
+		Accounts: accounts,
+		ID:       nr.ID, Workspace: ws, Type: nr.Type, Title: nr.Title, DescriptionHTML: nr.DescriptionHTML,
 		Description: nr.Description, Status: nr.Status, AssigneeID: nr.AssigneeID, Assignee: refs.assignee,
 		ProductID: nr.ProductID, Product: refs.product, TagIDs: toIDs(fromIDs(nr.TagIDs)), Tags: refs.tagLabels(nr.TagIDs),
 		Source: nr.Source, CustomerEmail: cust.email, Customer: cust.companyName, CompanyID: cust.companyID,
 		ContactID: cust.contactID, Reporter: nr.Reporter, Release: nr.Release, Timeframe: nr.Timeframe, CreatedAt: ms(nr.CreatedAt), UpdatedAt: ms(nr.UpdatedAt),
+		Links: []core.ID{}, CreatedBy: core.ParseActor(createdBy(nr)),
 	}
+}
+
+// createdBy is the stored actor of a new record; "" (the system) when none was named.
+func createdBy(nr core.NewRecord) string {
+	if nr.CreatedBy.Kind == "" {
+		return ""
+	}
+	return nr.CreatedBy.String()
+}
+
+// createdName is a new record's customer name: its contact's, which a given name only fills in.
+func createdName(ah ahead, nr core.NewRecord) string {
+	switch {
+	case nr.Contact == nil:
+		return ""
+	case ah.contactName != "":
+		return ah.contactName
+	}
+	return nr.Contact.Name
 }

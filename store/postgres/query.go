@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/jackc/pgx/v5"
@@ -20,23 +21,32 @@ SELECT r.id, r.workspace_id, r.type, r.title, r.description_html, r.description,
        ARRAY(SELECT t.label FROM unnest(r.tag_ids) WITH ORDINALITY AS x(id, n)
              JOIN lookups t ON t.workspace_id = r.workspace_id AND t.id = x.id ORDER BY x.n),
        r.source, r.customer_email, coalesce(c.name, ''), r.company_id, r.contact_id, r.reporter,
-       r.release, r.timeframe, r.created_at, r.updated_at
+       r.release, r.timeframe, r.created_at, r.updated_at,
+       coalesce(ct.name, ''), coalesce(r.importance, 0), r.merged_into, r.feedback_count, r.version, r.created_by
 FROM %s r
 LEFT JOIN users u ON u.workspace_id = r.workspace_id AND u.id = r.assignee_id
 LEFT JOIN lookups p ON p.workspace_id = r.workspace_id AND p.id = r.product_id AND p.kind = 'product'
-LEFT JOIN companies c ON c.workspace_id = r.workspace_id AND c.id = r.company_id`
+LEFT JOIN companies c ON c.workspace_id = r.workspace_id AND c.id = r.company_id
+LEFT JOIN contacts ct ON ct.workspace_id = r.workspace_id AND ct.id = r.contact_id AND r.contact_id <> ''`
 
 func selectFrom(source string) string { return strings.Replace(recordSelect, "%s", source, 1) }
 
 func scanRecord(row pgx.Row) (core.Record, error) {
 	var (
-		r      core.Record
-		tagIDs []string
+		r          core.Record
+		tagIDs     []string
+		createdBy  string
+		importance int32
+		fbCount    int32
 	)
 	err := row.Scan(&r.ID, &r.Workspace, &r.Type, &r.Title, &r.DescriptionHTML, &r.Description, &r.Status,
 		&r.AssigneeID, &r.Assignee, &r.ProductID, &r.Product, &tagIDs, &r.Tags,
 		&r.Source, &r.CustomerEmail, &r.Customer, &r.CompanyID, &r.ContactID, &r.Reporter,
-		&r.Release, &r.Timeframe, &r.CreatedAt, &r.UpdatedAt)
+		&r.Release, &r.Timeframe, &r.CreatedAt, &r.UpdatedAt,
+		&r.CustomerName, &importance, &r.MergedInto, &fbCount, &r.Version, &createdBy)
+	r.Importance, r.FeedbackCount = int(importance), int(fbCount)
+	r.CreatedBy = core.ParseActor(createdBy)
+	r.Links = []core.ID{}
 	r.TagIDs = toIDs(tagIDs)
 	if r.Tags == nil {
 		r.Tags = []string{}
@@ -65,6 +75,11 @@ func fromIDs(ids []core.ID) []string {
 // Record returns one record of the workspace; another workspace's id is core.ErrNotFound.
 func (s *Store) Record(ctx context.Context, ws core.ID, id core.ID) (core.Record, error) {
 	r, err := s.record(ctx, s.pool, ws, id)
+	if err == nil {
+		recs := []core.Record{r}
+		err = loadMoves(ctx, s.pool, ws, recs)
+		r = recs[0]
+	}
 	return r, fail("record", err)
 }
 
@@ -128,7 +143,11 @@ func (s *Store) Records(ctx context.Context, ws core.ID, q core.ListQuery) ([]co
 		return err
 	}
 	if q.Search == "" || hasTrigram(q.Search) {
-		return out, fail("records", fairshare.Err(ctx, read(s.pool)))
+		err := read(s.pool)
+		if err == nil {
+			err = loadMoves(ctx, s.pool, ws, out)
+		}
+		return out, fail("records", fairshare.Err(ctx, err))
 	}
 	err := s.inTx(ctx, "records", func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SET LOCAL enable_bitmapscan = off`); err != nil {
@@ -136,6 +155,9 @@ func (s *Store) Records(ctx context.Context, ws core.ID, q core.ListQuery) ([]co
 		}
 		return fairshare.Err(ctx, read(tx))
 	})
+	if err == nil {
+		err = fail("records", loadMoves(ctx, s.pool, ws, out))
+	}
 	return out, err
 }
 
@@ -195,22 +217,77 @@ func listSQL(ws core.ID, q core.ListQuery) (string, []any) {
 	if len(q.TagIDs) > 0 {
 		add("tag_ids @> ?::text[]", fromIDs(q.TagIDs))
 	}
+	moveFilters(q, add, func(cond string) { where = append(where, cond) })
+	if q.Order == core.OrderDemand {
+		// Spelled out so that the planner sees the demand index's condition in the query.
+		where = append(where, "type IN ('Idea', 'Feature')")
+	}
 	dir, cmp := "DESC", "<"
 	if q.Asc {
 		dir, cmp = "ASC", ">"
 	}
-	if q.After != nil {
-		args = append(args, ms(q.After.CreatedAt), q.After.ID)
-		n := len(args)
-		where = append(where, "(created_at, id) "+cmp+" ($"+strconv.Itoa(n-1)+", $"+strconv.Itoa(n)+")")
+	cols := []string{"created_at", "id"}
+	switch q.Order {
+	case core.OrderUpdated:
+		cols = []string{"updated_at", "id"}
+	case core.OrderDemand:
+		cols = []string{"feedback_count", "created_at", "id"}
+	}
+	if c := q.After; c != nil {
+		vals := []any{ms(c.CreatedAt), c.ID}
+		switch q.Order {
+		case core.OrderUpdated:
+			vals = []any{ms(time.UnixMilli(c.Key)), c.ID}
+		case core.OrderDemand:
+			vals = []any{int32(c.Key), ms(c.CreatedAt), c.ID}
+		}
+		marks := make([]string, len(vals))
+		for i, v := range vals {
+			args = append(args, v)
+			marks[i] = "$" + strconv.Itoa(len(args))
+		}
+		where = append(where, "("+strings.Join(cols, ", ")+") "+cmp+" ("+strings.Join(marks, ", ")+")")
 	}
 	limit := q.Limit
 	if limit <= 0 {
 		limit = core.DefaultPageSize
 	}
-	order := " ORDER BY created_at " + dir + ", id " + dir
+	order, outer := " ORDER BY ", " ORDER BY "
+	for i, c := range cols {
+		if i > 0 {
+			order, outer = order+", ", outer+", "
+		}
+		order += c + " " + dir
+		outer += "r." + c + " " + dir
+	}
 	page := "(SELECT * FROM records WHERE " + strings.Join(where, " AND ") + order + " LIMIT " + strconv.Itoa(limit) + ")"
-	return selectFrom(page) + " ORDER BY r.created_at " + dir + ", r.id " + dir, args
+	return selectFrom(page) + outer, args
+}
+
+// moveFilters adds the conditions of statuses, customers and links; without a status filter Merged
+// records are left out.
+func moveFilters(q core.ListQuery, add func(cond string, v any), plain func(cond string)) {
+	if len(q.Statuses) == 0 {
+		add("status <> ?", core.StatusMerged)
+	} else {
+		add("status = ANY (?::text[])", q.Statuses)
+	}
+	if q.CompanyID != "" {
+		add("company_id = ?", q.CompanyID)
+	}
+	if q.CustomerEmailKey != "" {
+		add("lower(customer_email) = ?", q.CustomerEmailKey)
+	}
+	if q.Linked != nil {
+		cond := "EXISTS (SELECT 1 FROM record_links l WHERE l.workspace_id = records.workspace_id AND l.feedback_id = records.id)"
+		if !*q.Linked {
+			cond = "NOT " + cond
+		}
+		plain(cond)
+	}
+	if q.LinkedTo != "" {
+		add("id IN (SELECT feedback_id FROM record_links l WHERE l.workspace_id = records.workspace_id AND l.target_id = ?)", q.LinkedTo)
+	}
 }
 
 // windowRunes is the longest search term whose trigrams all go to the index.

@@ -8,9 +8,9 @@ import (
 
 // recordCols are the columns every record insert writes, in the order of recordArgs.
 const recordCols = `seq, id, workspace_id, type, title, description_html, description, search_text, status, source,
-	assignee_id, product_id, contact_id, company_id, customer_email, reporter, release, timeframe, dedup_key, created_at, updated_at`
+	assignee_id, product_id, contact_id, company_id, customer_email, reporter, release, timeframe, dedup_key, created_at, updated_at, created_by`
 
-const recordColCount = 21
+const recordColCount = 22
 
 // recordArgs are one row's values for recordCols.
 func recordArgs(seq int64, ws core.ID, nr core.NewRecord, contactID, companyID string) []any {
@@ -30,7 +30,7 @@ func recordArgs(seq int64, ws core.ID, nr core.NewRecord, contactID, companyID s
 	}
 	return []any{seq, nr.ID, ws, nr.Type, nr.Title, html, nr.Description, nr.SearchText, nr.Status, nr.Source,
 		nullID(nr.AssigneeID), nullID(nr.ProductID), nullID(core.ID(contactID)), nullID(core.ID(companyID)), email,
-		nr.Reporter, nr.Release, nr.Timeframe, dedup, ms(nr.CreatedAt), ms(nr.UpdatedAt)}
+		nr.Reporter, nr.Release, nr.Timeframe, dedup, ms(nr.CreatedAt), ms(nr.UpdatedAt), createdBy(nr)}
 }
 
 // placeholders returns n groups of "(?, ?, …)" with cols marks each.
@@ -74,7 +74,17 @@ func (w *recordWriter) insert(nr core.NewRecord, r refs) (core.Record, error) {
 			return core.Record{}, err
 		}
 	}
-	return built(w.ws, nr, r, ct.id, companyID, companyName), nil
+	rec := built(w.ws, nr, r, ct.id, companyID, companyName)
+	rec.CustomerName = ct.name
+	return rec, nil
+}
+
+// createdBy is the stored actor of a new record; "" (the system) when none was named.
+func createdBy(nr core.NewRecord) string {
+	if nr.CreatedBy.Kind == "" {
+		return ""
+	}
+	return nr.CreatedBy.String()
 }
 
 const jobInsertCols = `id, workspace_id, record_id, state, attempts, max_attempts, run_at, created_at, updated_at`
@@ -96,11 +106,14 @@ func built(ws core.ID, nr core.NewRecord, r refs, contactID, companyID, companyN
 		ProductID: nr.ProductID, Product: r.product, TagIDs: append([]core.ID{}, nr.TagIDs...),
 		Tags: append([]string{}, r.tags...), Source: nr.Source, Customer: companyName,
 		CompanyID: core.ID(companyID), ContactID: core.ID(contactID), Reporter: nr.Reporter,
-		Release: nr.Release, Timeframe: nr.Timeframe,
+		Release: nr.Release, Timeframe: nr.Timeframe, Links: []core.ID{}, CreatedBy: core.ParseActor(createdBy(nr)),
 		CreatedAt: fromMS(ms(nr.CreatedAt)), UpdatedAt: fromMS(ms(nr.UpdatedAt)),
 	}
 	if nr.Contact != nil {
 		rec.CustomerEmail = nr.Contact.Email
+	}
+	if nr.Type == core.RecordIdea {
+		rec.Accounts = core.RankAccounts(companyName, nil)
 	}
 	return rec
 }

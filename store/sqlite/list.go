@@ -30,6 +30,9 @@ func (s *Store) Records(ctx context.Context, ws core.ID, q core.ListQuery) ([]co
 	if err == nil {
 		err = loadTags(ctx, s.rq, recs)
 	}
+	if err == nil {
+		err = loadMoves(ctx, s.rq, recs)
+	}
 	if err != nil {
 		return nil, s.fail("records", fairshare.Err(ctx, err))
 	}
@@ -40,6 +43,7 @@ func (s *Store) Records(ctx context.Context, ws core.ID, q core.ListQuery) ([]co
 type filter struct {
 	where []string
 	args  []any
+	order string // core.OrderCreated, OrderUpdated or OrderDemand
 }
 
 func listFilter(ws core.ID, q core.ListQuery) filter {
@@ -70,14 +74,72 @@ func listFilter(ws core.ID, q core.ListQuery) filter {
 		// An IN list lets the planner start from a rare tag's index entries instead of testing every row.
 		add("r.id IN (SELECT record_id FROM record_tags WHERE tag_id = ?)", t)
 	}
+	moveFilters(q, add)
+	if q.Order == core.OrderDemand {
+		// Spelled out so that the planner sees the demand index's condition in the query.
+		add("r.type IN ('Idea', 'Feature')")
+	}
+	f.order = q.Order
 	if c := q.After; c != nil {
 		op := "<"
 		if q.Asc {
 			op = ">"
 		}
-		add("(r.created_at, r.id) "+op+" (?, ?)", ms(c.CreatedAt), c.ID)
+		switch q.Order {
+		case core.OrderUpdated:
+			add("(r.updated_at, r.id) "+op+" (?, ?)", c.Key, c.ID)
+		case core.OrderDemand:
+			add("(r.feedback_count, r.created_at, r.id) "+op+" (?, ?, ?)", c.Key, ms(c.CreatedAt), c.ID)
+		default:
+			add("(r.created_at, r.id) "+op+" (?, ?)", ms(c.CreatedAt), c.ID)
+		}
 	}
 	return f
+}
+
+// moveFilters adds the conditions of statuses, customers and links; without a status filter Merged
+// records are left out.
+func moveFilters(q core.ListQuery, add func(cond string, args ...any)) {
+	if len(q.Statuses) == 0 {
+		add("r.status <> ?", core.StatusMerged)
+	} else {
+		args := make([]any, len(q.Statuses))
+		for i, st := range q.Statuses {
+			args[i] = st
+		}
+		add("r.status IN ("+strings.TrimSuffix(strings.Repeat("?, ", len(args)), ", ")+")", args...)
+	}
+	if q.CompanyID != "" {
+		add("r.company_id = ?", q.CompanyID)
+	}
+	if q.CustomerEmailKey != "" {
+		add("lower(r.customer_email) = ?", q.CustomerEmailKey)
+	}
+	if q.Linked != nil {
+		cond := "EXISTS (SELECT 1 FROM record_links l WHERE l.feedback_id = r.id)"
+		if !*q.Linked {
+			cond = "NOT " + cond
+		}
+		add(cond)
+	}
+	if q.LinkedTo != "" {
+		add("r.id IN (SELECT feedback_id FROM record_links WHERE target_id = ?)", q.LinkedTo)
+	}
+}
+
+// orderBy is the listing's ORDER BY clause.
+func (f filter) orderBy(asc bool) string {
+	dir := " DESC"
+	if asc {
+		dir = " ASC"
+	}
+	switch f.order {
+	case core.OrderUpdated:
+		return " ORDER BY r.updated_at" + dir + ", r.id" + dir
+	case core.OrderDemand:
+		return " ORDER BY r.feedback_count" + dir + ", r.created_at" + dir + ", r.id" + dir
+	}
+	return " ORDER BY r.created_at" + dir + ", r.id" + dir
 }
 
 // page runs the listing with an extra condition (the search's) and returns up to limit records.
@@ -88,12 +150,8 @@ func (s *Store) page(ctx context.Context, rq reader, f filter, cond string, cond
 		where = append(append([]string{}, where...), cond)
 		args = append(args, condArgs...)
 	}
-	dir := "DESC"
-	if asc {
-		dir = "ASC"
-	}
 	rows, err := rq.QueryContext(ctx, recordSelect+` WHERE `+strings.Join(where, " AND ")+
-		` ORDER BY r.created_at `+dir+`, r.id `+dir+` LIMIT ?`, append(args, limit)...)
+		f.orderBy(asc)+` LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, err
 	}

@@ -19,11 +19,13 @@ const recordFields = `r.id, r.workspace_id, r.type, r.title,
 	CASE r.description_html WHEN '' THEN r.description ELSE r.description_html END, r.description, r.status,
 	coalesce(r.assignee_id, ''), coalesce(u.name, ''), coalesce(r.product_id, ''), coalesce(p.label, ''), r.source,
 	r.customer_email, coalesce(c.name, ''), coalesce(r.company_id, ''), coalesce(r.contact_id, ''), r.reporter,
-	r.release, r.timeframe, r.created_at, r.updated_at`
+	r.release, r.timeframe, r.created_at, r.updated_at,
+	coalesce(ct.name, ''), coalesce(r.importance, 0), r.merged_into, r.feedback_count, r.version, r.created_by`
 
 const recordJoins = `LEFT JOIN users u ON u.id = r.assignee_id
 	LEFT JOIN lookups p ON p.id = r.product_id
-	LEFT JOIN companies c ON c.id = r.company_id`
+	LEFT JOIN companies c ON c.id = r.company_id
+	LEFT JOIN contacts ct ON ct.id = r.contact_id`
 
 const recordSelect = `SELECT ` + recordFields + ` FROM records r ` + recordJoins
 
@@ -31,11 +33,15 @@ func scanRecord(sc scanner) (core.Record, error) {
 	var (
 		r                core.Record
 		created, updated int64
+		createdBy        string
 	)
 	err := sc.Scan(&r.ID, &r.Workspace, &r.Type, &r.Title, &r.DescriptionHTML, &r.Description, &r.Status,
 		&r.AssigneeID, &r.Assignee, &r.ProductID, &r.Product, &r.Source, &r.CustomerEmail, &r.Customer,
-		&r.CompanyID, &r.ContactID, &r.Reporter, &r.Release, &r.Timeframe, &created, &updated)
+		&r.CompanyID, &r.ContactID, &r.Reporter, &r.Release, &r.Timeframe, &created, &updated,
+		&r.CustomerName, &r.Importance, &r.MergedInto, &r.FeedbackCount, &r.Version, &createdBy)
 	r.CreatedAt, r.UpdatedAt = fromMS(created), fromMS(updated)
+	r.CreatedBy = core.ParseActor(createdBy)
+	r.Links = []core.ID{}
 	r.TagIDs, r.Tags = []core.ID{}, []string{}
 	return r, err
 }
@@ -47,6 +53,9 @@ func recordByID(ctx context.Context, q queryer, ws, id core.ID) (core.Record, er
 	}
 	recs := []core.Record{r}
 	if err := loadTags(ctx, q, recs); err != nil {
+		return core.Record{}, err
+	}
+	if err := loadMoves(ctx, q, recs); err != nil {
 		return core.Record{}, err
 	}
 	return recs[0], nil

@@ -41,7 +41,8 @@ func (s *Store) gatedSearch(ctx context.Context, ws core.ID, f filter, q core.Li
 func (s *Store) search(ctx context.Context, ws core.ID, f filter, q core.ListQuery, limit int) ([]core.Record, error) {
 	term := q.Search
 	switch {
-	case utf8.RuneCountInString(term) < 3 || s.mode == searchScan:
+	case utf8.RuneCountInString(term) < 3 || s.mode == searchScan || (q.Order != "" && q.Order != core.OrderCreated):
+		// The index walk below yields creation order only; other orders test the listing's rows.
 		return s.page(ctx, s.sq, f, contains, []any{term}, q.Asc, limit)
 	case s.mode == searchSorted:
 		return s.page(ctx, s.sq, f, "(r.seq IN (SELECT rowid FROM records_fts WHERE records_fts MATCH ?) OR r.seq IN (SELECT seq FROM records_fts_pending)) AND "+contains,

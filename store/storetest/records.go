@@ -28,6 +28,7 @@ var recordTests = map[string]func(t *testing.T, f *fixture){
 			ProductID: prod, Product: "Web App", TagIDs: []core.ID{tags[1], tags[0]}, Tags: []string{"Perf", "Bug"},
 			Source: "Email", CustomerEmail: "Jane@Acme-Corp.co.uk", Customer: "Acme Corp", CompanyID: rec.CompanyID,
 			ContactID: rec.ContactID, Reporter: "bot", CreatedAt: f.clock.Now(), UpdatedAt: f.clock.Now(),
+			CustomerName: "Jane", Links: []core.ID{}, Accounts: []string{"Acme Corp"}, CreatedBy: core.Actor{Kind: core.ActorSystem},
 		}
 		if rec.CompanyID == "" || rec.ContactID == "" {
 			t.Fatalf("contact and company ids missing: %+v", rec)
