@@ -106,12 +106,40 @@ func (c *conn) closed(d time.Duration) bool {
 // busy waits until the pool sees n connections serving a request.
 func (s *poolServer) busy(n int) {
 	s.t.Helper()
+	s.await(n, connBusy, "busy")
+}
+
+// idleSince waits until the pool has marked c idle at or after clock value after: a client reads its answer
+// before the server's goroutine marks the connection idle, so a test that needs an order of idleness waits
+// for each mark.
+func (s *poolServer) idleSince(c *conn, after int64) {
+	s.t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		s.pool.mu.Lock()
+		marked := false
+		for pc := range s.pool.main {
+			if pc.RemoteAddr().String() == c.c.LocalAddr().String() {
+				marked = pc.state.Load() == connWaiting && pc.since.Load() >= after
+			}
+		}
+		s.pool.mu.Unlock()
+		if marked {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	s.t.Fatal("the connection was not marked idle")
+}
+
+func (s *poolServer) await(n int, state int32, what string) {
+	s.t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
 		s.pool.mu.Lock()
 		got := 0
 		for c := range s.pool.main {
-			if c.state.Load() == connBusy {
+			if c.state.Load() == state {
 				got++
 			}
 		}
@@ -121,7 +149,7 @@ func (s *poolServer) busy(n int) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	s.t.Fatalf("fewer than %d connections became busy", n)
+	s.t.Fatalf("fewer than %d connections became %s", n, what)
 }
 
 // A full pool of idle keep-alives no longer keeps a new client out: the longest-idle one makes room. Before
@@ -139,9 +167,11 @@ func TestPoolClosesLongestIdleWhenFull(t *testing.T) {
 			s := newPoolServer(t, max, tc.perClient, true)
 			first, second := s.dial("127.0.0.1"), s.dial("127.0.0.1")
 			for _, c := range []*conn{first, second} {
+				before := s.pool.clock()
 				if code, _ := c.get("/", 5*time.Second); code != 200 {
 					t.Fatalf("keep-alive request: %d", code)
 				}
+				s.idleSince(c, before)
 			}
 			third := s.dial("127.0.0.1")
 			if code, _ := third.get("/", 2*time.Second); code != 200 {
