@@ -12,8 +12,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -126,10 +124,10 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 	}
 	if opts.PIDFile != "" {
 		// Without the file only `feedbridge reload` is lost (SIGHUP still works): not worth refusing to start.
-		if err := writePIDFile(opts.PIDFile); err != nil {
+		if pf, err := writePIDFile(opts.PIDFile); err != nil {
 			log.WithError(err).Warn("pid file not written; reload with SIGHUP")
 		} else {
-			defer removePIDFile(opts.PIDFile)
+			defer pf.remove()
 		}
 	}
 	log.WithFields(logrus.Fields{"addr": ln.Addr().String(), "store": storeKind(cfg.Store.URL)}).Info("feedbridge serving")
@@ -187,27 +185,6 @@ wait:
 	sup.wait()
 	wg.Wait()
 	log.Info("stopped")
-	return nil
-}
-
-// removePIDFile removes the pid file if it is still this process's (another daemon started with the same
-// file since has written its own).
-func removePIDFile(path string) {
-	if b, err := os.ReadFile(path); err == nil && strings.TrimSpace(string(b)) == strconv.Itoa(os.Getpid()) {
-		os.Remove(path)
-	}
-}
-
-// writePIDFile writes this process's id for `feedbridge reload`, through a temporary file so that a reader
-// never sees it half-written.
-func writePIDFile(path string) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
-		return fmt.Errorf("pid file: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("pid file: %w", err)
-	}
 	return nil
 }
 
