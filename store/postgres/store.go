@@ -64,7 +64,9 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		pool.Close()
 		return nil, fail("open", err)
 	}
-	s := &Store{pool: pool, leases: leases, known: newKnown(), searches: fairshare.NewSearchGate()}
+	// Searches may hold half the pool at once (the rest serves writes, listings and the workers), and the
+	// gate keeps one of those for workspaces that are not searching without pause.
+	s := &Store{pool: pool, leases: leases, known: newKnown(), searches: fairshare.NewSearchGate(int(cfg.MaxConns) / 2)}
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
 		return nil, err
