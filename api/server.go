@@ -47,6 +47,10 @@ type Options struct {
 	// ConnectorKinds are the registered connector kinds, listed by /api/openapi.json; nil keeps the
 	// embedded document's list.
 	ConnectorKinds []string
+	// Configured reports whether a connector entry (kind and name) of a workspace is in the running
+	// configuration; GET /api/connectors lists only those, since the store keeps the last state of
+	// entries that a reload removed. nil lists every stored state.
+	Configured func(ws core.ID, kind, name string) bool
 }
 
 // Server is the HTTP API over one core.Service.
@@ -66,11 +70,12 @@ type Server struct {
 	notAllowed     map[string]bool
 	handler        http.Handler
 	requestTimeout time.Duration
+	configured     func(ws core.ID, kind, name string) bool
 }
 
 // New builds the server and its routes.
 func New(svc *core.Service, opts Options) *Server {
-	s := &Server{svc: svc, log: opts.Log, metrics: opts.Metrics, ready: opts.Ready, now: opts.Now}
+	s := &Server{svc: svc, log: opts.Log, metrics: opts.Metrics, ready: opts.Ready, now: opts.Now, configured: opts.Configured}
 	if s.log == nil {
 		l := logrus.New()
 		l.SetOutput(io.Discard)

@@ -97,6 +97,7 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 		return fmt.Errorf("connectors: %w", err)
 	}
 	defer sup.wait()
+	var reloads *reloader
 	srv := api.New(svc, api.Options{
 		Log:       log.WithField("component", "http"),
 		RateLimit: api.RateLimit{PerSecond: cfg.HTTP.RateLimit.PerSecond, Burst: cfg.HTTP.RateLimit.Burst},
@@ -105,8 +106,10 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 		ConnectorKinds: connectors.Names(),
 		// The connectors' routes (Slack's) change with reloads; the supervisor serves the current ones.
 		Extra: func(mux *http.ServeMux) { mux.Handle("/", sup) },
+		// Set before the server serves: reloads is assigned just below.
+		Configured: configuredFunc(func() map[string][]map[string]any { return reloads.current().Connectors }),
 	})
-	reloads, err := newReloader(cfg, opts.Reload, sup, srv, log.WithField("component", "reload"), faults, reg)
+	reloads, err = newReloader(cfg, opts.Reload, sup, srv, log.WithField("component", "reload"), faults, reg)
 	if err != nil {
 		return err
 	}

@@ -167,6 +167,9 @@ func (s *supervisor) apply(byKind map[string][]map[string]any) error {
 	for key, u := range fresh {
 		s.start(key, u)
 	}
+	if s.env.Service != nil {
+		clearRemovedFaults(s.env.Service.Faults(), byKind)
+	}
 	sort.Strings(stopped)
 	sort.Strings(started)
 	if len(stopped)+len(started) > 0 {
