@@ -39,7 +39,7 @@ func TestSignalsCacheNormalizesTheWindow(t *testing.T) {
 			{"another limit", "created_from=2026-10-01T10:00:01Z&created_to=2026-11-01T10:00:01Z&limit=5", 3},
 		}
 		for _, s := range steps {
-			e.get("/api/records/signals?" + s.query).want(t, 200)
+			e.get("/api/records/signals?"+s.query).want(t, 200)
 			if got := cs.signals.Load(); got != s.want {
 				t.Fatalf("%s: %d aggregations, want %d", s.name, got, s.want)
 			}

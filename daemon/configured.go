@@ -53,4 +53,3 @@ func configuredFunc(current func() map[string][]map[string]any) func(ws core.ID,
 		return configuredEntries(current())[entryKey{ws: ws, kind: kind, name: name}]
 	}
 }
-
