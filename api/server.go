@@ -51,6 +51,9 @@ type Options struct {
 	// configuration; GET /api/connectors lists only those, since the store keeps the last state of
 	// entries that a reload removed. nil lists every stored state.
 	Configured func(ws core.ID, kind, name string) bool
+	// Sources are the source labels records may carry (the canonical set plus sources.add), listed by
+	// /api/openapi.json; nil keeps the embedded document's list.
+	Sources []string
 }
 
 // Server is the HTTP API over one core.Service.
@@ -101,7 +104,7 @@ func New(svc *core.Service, opts Options) *Server {
 	}
 	s.limiter = newLimiter(rl, s.now)
 	s.authFailures = newLimiter(RateLimit{PerSecond: failedAuthPerSecond, Burst: failedAuthBurst}, s.now)
-	doc, err := OpenAPIFor(opts.ConnectorKinds)
+	doc, err := openAPIFor(opts.ConnectorKinds, opts.Sources)
 	if err != nil {
 		s.log.WithError(err).Error("api: connector kinds not listed in the OpenAPI document")
 		doc = OpenAPI()

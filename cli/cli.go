@@ -119,6 +119,7 @@ func (a *app) open(ctx context.Context, mode sqlite.Mode) (*core.Service, *confi
 	}
 	svc := core.NewService(st, core.Options{
 		Companies: core.NewCompanyResolver(cfg.Companies.PersonalDomains.Add, cfg.Companies.PersonalDomains.Remove),
+		Sources:   cfg.SourceSet(),
 	})
 	return svc, cfg, func() { st.Close() }, nil
 }

@@ -80,6 +80,7 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 		Companies: core.NewCompanyResolver(cfg.Companies.PersonalDomains.Add, cfg.Companies.PersonalDomains.Remove),
 		Observer:  obs,
 		Faults:    faults,
+		Sources:   cfg.SourceSet(),
 	})
 
 	if opts.Demo {
@@ -104,6 +105,7 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 		Metrics:   metrics,
 		// The registered kinds, so the document lists every kind this binary runs.
 		ConnectorKinds: connectors.Names(),
+		Sources:        cfg.SourceSet().Labels(),
 		// The connectors' routes (Slack's) change with reloads; the supervisor serves the current ones.
 		Extra: func(mux *http.ServeMux) { mux.Handle("/", sup) },
 		// Set before the server serves: reloads is assigned just below.

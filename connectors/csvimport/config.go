@@ -30,6 +30,7 @@ type Config struct {
 	AllowPrivate bool                         `koanf:"allow_private" doc:"With url: allow loopback and private addresses (refused by default)."`
 	Timeout      time.Duration                `koanf:"timeout" default:"60s" doc:"With url: give up when no byte arrives for this long."`
 	MaxBytes     int64                        `koanf:"max_bytes" default:"1073741824" doc:"With url: refuse larger responses (bytes)."`
+	DateOrder    string                       `koanf:"date_order" doc:"How created_at dates of digits only are read: dmy (03.11.2026 is 3 November), mdy or ymd; applies to every row. Without it such a date is refused when both orders make a date. ISO, RFC 3339 and spelled-out months are read as written either way."`
 }
 
 // Defaults for URL sources.
@@ -44,6 +45,7 @@ type entrySpec struct {
 	recordType core.RecordType
 	schedule   cron.Schedule
 	url        *url.URL
+	dateOrder  DateOrder
 }
 
 // parseConfig validates an entry (all but its name and workspace) without touching the network or the file system.
@@ -101,6 +103,11 @@ func parseConfig(c Config) (*entrySpec, error) {
 		errs = append(errs, err)
 	} else if err := CheckMappingType(c.Mapping, cmp.Or(e.recordType, core.RecordFeedback)); err != nil {
 		errs = append(errs, err)
+	}
+	if o, err := ParseDateOrder(c.DateOrder); err != nil {
+		bad("date_order", "%v", err)
+	} else {
+		e.dateOrder = o
 	}
 	if c.Timeout < 0 || c.MaxBytes < 0 {
 		bad("timeout", "timeout and max_bytes must not be negative")
