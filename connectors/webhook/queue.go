@@ -150,7 +150,10 @@ func (s *Set) writeQueued(ctx context.Context, en *entry, d core.Delivery) error
 			recs[i].sub.CreatedAt = d.CreatedAt
 		}
 	}
-	_, err = s.submit(ctx, d.Workspace, recs)
+	res, err := s.submit(ctx, d.Workspace, recs)
+	if err == nil {
+		logUnknownTags(en, res)
+	}
 	return err
 }
 
