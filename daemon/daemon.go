@@ -231,7 +231,9 @@ func seedDemo(ctx context.Context, svc *core.Service, cfg *config.Config, out io
 		return fmt.Errorf("demo: %w", err)
 	}
 	if !created {
-		fmt.Fprintln(out, "demo: the store already has a workspace; nothing seeded (list keys with `feedbridge key list`)")
+		// key list shows a key's id and prefix only: a lost key cannot be shown again, only replaced.
+		fmt.Fprintln(out, "demo: the store already has a workspace; nothing seeded. An API key is shown only once, "+
+			"when it is created: for a new one run `feedbridge key create --workspace ID` (ids: `feedbridge workspace list`)")
 		return nil
 	}
 	base := "http://" + cfg.HTTP.Listen
