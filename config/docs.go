@@ -26,3 +26,11 @@ func keyDocs() map[string]string {
 		"connectors":                        "Connector entries by kind: each kind takes a list of entries, see below.",
 	}
 }
+
+// keyRequired names the keys that a setting makes required, and the condition (see requiredText).
+func keyRequired() map[string]string {
+	return map[string]string{
+		"insights.openai.base_url": "with provider openai",
+		"insights.openai.model":    "with provider openai",
+	}
+}
