@@ -23,7 +23,7 @@ import (
 // max_body, 415 for a body that is not JSON, 403 when the workspace is suspended. The signature is checked
 // before the body is parsed and the mapping before a delivery is queued; a refused delivery writes nothing.
 func (s *Set) serve(w http.ResponseWriter, r *http.Request) {
-	en := s.entries[r.PathValue("name")]
+	en := s.table.Load().byName[r.PathValue("name")]
 	if en == nil {
 		s.requests.WithLabelValues("", "unknown").Inc()
 		answer(w, http.StatusNotFound, "not found", "No webhook is configured under this name.")
@@ -121,7 +121,7 @@ func (s *Set) enqueue(w http.ResponseWriter, r *http.Request, en *entry, body []
 		return
 	}
 	s.requests.WithLabelValues(en.Name, "queued").Inc()
-	s.queue.nudge(en.Name)
+	en.nudge()
 	writeJSON(w, http.StatusAccepted, queued{Success: true, Queued: true, DeliveryID: d.ID, Items: items})
 }
 
