@@ -23,7 +23,7 @@ func TestCompanyAddNeverRenamesSilently(t *testing.T) {
 	}{
 		{"first add", []string{"--name", "Acme"}, 0, `"name": "Acme"`},
 		{"same name again", []string{"--name", "Acme"}, 0, `"name": "Acme"`},
-		{"another name", []string{"--name", "Acme Corp"}, 1, `already belongs to the company "Acme"`},
+		{"another name", []string{"--name", "Acme Corp"}, 1, `already belongs to the company \"Acme\"`},
 		{"renamed on purpose", []string{"--name", "Acme Corp", "--rename"}, 0, `"name": "Acme Corp"`},
 	}
 	for _, s := range steps {

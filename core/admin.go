@@ -133,9 +133,18 @@ func (s *Service) AddCompany(ctx context.Context, ws ID, domain, name string) (C
 	return s.putCompany(ctx, ws, domain, name, false)
 }
 
-// ErrCompanyExists is AddCompany's answer for a domain that already has a company under another name:
-// adding never renames silently; RenameCompany does it on purpose.
-var ErrCompanyExists = fmt.Errorf("company exists: %w", ErrConflict)
+// CompanyExistsError is AddCompany's answer for a domain that already has a company under another name:
+// adding never renames silently; RenameCompany does it on purpose. It is an ErrConflict.
+type CompanyExistsError struct {
+	Domain  string
+	Company Company
+}
+
+func (e *CompanyExistsError) Error() string {
+	return fmt.Sprintf("the domain %s already belongs to the company %q (id %s); rename it with --rename", e.Domain, e.Company.Name, e.Company.ID)
+}
+
+func (e *CompanyExistsError) Unwrap() error { return ErrConflict }
 
 // RenameCompany gives the company of domain a new name, creating it when the domain has none.
 func (s *Service) RenameCompany(ctx context.Context, ws ID, domain, name string) (Company, error) {
@@ -165,7 +174,7 @@ func (s *Service) putCompany(ctx context.Context, ws ID, domain, name string, re
 			case c.Name == name:
 				return c, nil // adding what is there changes nothing
 			default:
-				return Company{}, fmt.Errorf("%w: the domain %s already belongs to the company %q (id %s); rename it with --rename", ErrCompanyExists, d, c.Name, c.ID)
+				return Company{}, &CompanyExistsError{Domain: d, Company: c}
 			}
 		}
 	}
