@@ -55,6 +55,14 @@ func Check(ctx context.Context, url string, uses map[string]core.ID) (problems [
 			}
 			return nil, nil
 		}
+		have, want, serr := sqlite.SchemaStatus(ctx, path)
+		if serr != nil {
+			return []error{fmt.Errorf("store.url: the store cannot be read: %w", serr)}, nil
+		}
+		if have < want {
+			// A read-only open refuses a schema that is not current, so the workspaces wait for the migration.
+			return nil, []string{pending(have, want)}
+		}
 		st, err = sqlite.OpenMode(ctx, path, sqlite.ModeReadOnly)
 	}
 	if err != nil {
