@@ -61,6 +61,8 @@ func TestBadBodies(t *testing.T) {
 			{"trailing garbage", `{"title":"a"} x`, "invalid json"},
 			{"unknown field", `{"title":"a","tag":"x"}`, `unknown field "tag"`},
 			{"field in other case", `{"Title":"a"}`, `unknown field "Title"`},
+			{"title twice", `{"title":"a","title":"b"}`, `duplicate field "title"`},
+			{"description twice", `{"title":"a","description":"x","description":"y"}`, `duplicate field "description"`},
 			{"title number", `{"title":5}`, `invalid type for field "title"`},
 			{"title object", `{"title":{"a":1}}`, `invalid type for field "title"`},
 			{"description bool", `{"title":"a","description":true}`, `invalid type for field "description"`},

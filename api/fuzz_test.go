@@ -19,7 +19,7 @@ var bodySeeds = []string{
 	`{"title":"x"}`, `{"title":"x","description":"<p>a</p>","customer_email":"a@b.com","customer_name":"A","source":"api"}`,
 	`{"title":"x","record_type":"Feedback","tags":["6b02aa68e620474649935e43"],"product":"","user":null}`,
 	`{}`, `null`, `[]`, `"x"`, `{"title":5}`, `{"Title":"x"}`, `{"title":"x"} {}`, `{"title":"\u00e9\ud800"}`,
-	`{"tags":[1,2]}`, `{"title":"x",}`, ``, `{"a":{"b":[{"c":null}]}}`, "{\"title\":\"x\"}\n\t ",
+	`{"tags":[1,2]}`, `{"title":"x","title":"y"}`, `{"title":"x",}`, ``, `{"a":{"b":[{"c":null}]}}`, "{\"title\":\"x\"}\n\t ",
 }
 
 // checkRefusal fails unless err is a 400 of the error shape.

@@ -56,13 +56,14 @@ func eachStore(t *testing.T, fn func(t *testing.T, open opener)) {
 
 // envOpts tune one test server.
 type envOpts struct {
-	rate      RateLimit
-	ideaLimit int // <0: the plan's default
-	plan      core.Plan
-	authTTL   time.Duration
-	extra     func(mux *http.ServeMux)
-	ready     func(ctx context.Context) error
-	timeout   time.Duration // RequestTimeout
+	rate       RateLimit
+	ideaLimit  int // <0: the plan's default
+	plan       core.Plan
+	authTTL    time.Duration
+	extra      func(mux *http.ServeMux)
+	ready      func(ctx context.Context) error
+	timeout    time.Duration // RequestTimeout
+	configured func(ws core.ID, kind, name string) bool
 }
 
 // env is one running server over a real store, with two workspaces so isolation can be checked anywhere.
@@ -105,7 +106,7 @@ func newEnv(t testing.TB, open opener, o envOpts) *env {
 		o.ideaLimit = -1
 	}
 	srv := New(e.svc, Options{Log: logrus.NewEntry(l), RateLimit: o.rate, Metrics: m, Extra: o.extra, Ready: o.ready, AuthCacheTTL: o.authTTL,
-		RequestTimeout: o.timeout})
+		RequestTimeout: o.timeout, Configured: o.configured})
 	e.srv = httptest.NewServer(srv.Handler())
 	t.Cleanup(e.srv.Close)
 

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/feedbridge/feedbridge/internal/jsonkeys"
 )
 
 const contentTypeJSON = "application/json; charset=utf-8"
@@ -62,6 +64,11 @@ func decodeObject(body []byte, fields ...bodyField) error {
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return badRequest("invalid json", "The request body has data after the JSON object.")
+	}
+	// encoding/json keeps the last of two equal names; a body that says two things is refused instead.
+	var dup *jsonkeys.Duplicate
+	if errors.As(jsonkeys.Check(body), &dup) {
+		return badRequest(dup.Error(), "The body gives the field %q more than once; send it once.", dup.Name)
 	}
 	names := make([]string, 0, len(obj))
 	for name := range obj {

@@ -58,15 +58,19 @@ func (h *handlers) connectors(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	sts, err := h.svc.Connectors(r.Context(), workspaceFrom(r.Context()).ID)
+	ws := workspaceFrom(r.Context()).ID
+	sts, err := h.svc.Connectors(r.Context(), ws)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	out := make([]connectorView, len(sts))
-	for i, st := range sts {
-		out[i] = connectorView{Name: st.Name, Kind: st.Kind, State: st.State,
-			LastSuccessAt: timeString(st.LastSuccessAt), LastError: st.LastError}
+	out := make([]connectorView, 0, len(sts))
+	for _, st := range sts {
+		if h.configured != nil && !h.configured(ws, st.Kind, st.Name) {
+			continue // removed by a reload: its last stored state describes nothing that runs
+		}
+		out = append(out, connectorView{Name: st.Name, Kind: st.Kind, State: st.State,
+			LastSuccessAt: timeString(st.LastSuccessAt), LastError: st.LastError})
 	}
 	writeJSON(w, http.StatusOK, out)
 }

@@ -21,19 +21,32 @@ func OpenAPI() []byte { return append([]byte(nil), openAPIDoc...) }
 // OpenAPIFor returns the document whose Connector schema lists kinds as the possible values of "kind";
 // with no kinds it is the embedded document. The kinds come from the connectors registry, so a new kind
 // shows in the document without editing it.
-func OpenAPIFor(kinds []string) ([]byte, error) {
-	if len(kinds) == 0 {
+func OpenAPIFor(kinds []string) ([]byte, error) { return openAPIFor(kinds, nil) }
+
+// openAPIFor is OpenAPIFor that also lists sources as the Source schema's values (nil: the embedded list),
+// since sources.add extends the set.
+func openAPIFor(kinds, sources []string) ([]byte, error) {
+	if len(kinds) == 0 && len(sources) == 0 {
 		return OpenAPI(), nil
 	}
 	var doc map[string]any
 	if err := json.Unmarshal(openAPIDoc, &doc); err != nil {
 		return nil, fmt.Errorf("openapi: %w", err)
 	}
-	kind, ok := dig(doc, "components", "schemas", "Connector", "properties", "kind").(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("openapi: no Connector.kind schema")
+	if len(kinds) > 0 {
+		kind, ok := dig(doc, "components", "schemas", "Connector", "properties", "kind").(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("openapi: no Connector.kind schema")
+		}
+		kind["enum"] = append([]string(nil), kinds...)
 	}
-	kind["enum"] = append([]string(nil), kinds...)
+	if len(sources) > 0 {
+		src, ok := dig(doc, "components", "schemas", "Source").(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("openapi: no Source schema")
+		}
+		src["enum"] = append([]string(nil), sources...)
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

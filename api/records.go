@@ -16,6 +16,7 @@ type handlers struct {
 	svc         *core.Service
 	now         func() time.Time
 	signalCache *signalCache
+	configured  func(ws core.ID, kind, name string) bool // see Options.Configured
 }
 
 func (h *handlers) verify(w http.ResponseWriter, r *http.Request) {

@@ -5,7 +5,7 @@ import "net/http"
 // routes lists every endpoint. Routes under /api except the OpenAPI document need a key; the rest are
 // operational and open.
 func (s *Server) routes() {
-	h := &handlers{svc: s.svc, now: s.now, signalCache: newSignalCache(s.now)}
+	h := &handlers{svc: s.svc, now: s.now, signalCache: newSignalCache(s.now), configured: s.configured}
 	api := func(pattern string, fn http.HandlerFunc) { s.mux.Handle(pattern, s.authed(fn)) }
 	create := func(pattern string, fn http.HandlerFunc) { s.mux.Handle(pattern, s.authed(jsonBody(fn))) }
 

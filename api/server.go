@@ -47,6 +47,13 @@ type Options struct {
 	// ConnectorKinds are the registered connector kinds, listed by /api/openapi.json; nil keeps the
 	// embedded document's list.
 	ConnectorKinds []string
+	// Configured reports whether a connector entry (kind and name) of a workspace is in the running
+	// configuration; GET /api/connectors lists only those, since the store keeps the last state of
+	// entries that a reload removed. nil lists every stored state.
+	Configured func(ws core.ID, kind, name string) bool
+	// Sources are the source labels records may carry (the canonical set plus sources.add), listed by
+	// /api/openapi.json; nil keeps the embedded document's list.
+	Sources []string
 }
 
 // Server is the HTTP API over one core.Service.
@@ -66,11 +73,12 @@ type Server struct {
 	notAllowed     map[string]bool
 	handler        http.Handler
 	requestTimeout time.Duration
+	configured     func(ws core.ID, kind, name string) bool
 }
 
 // New builds the server and its routes.
 func New(svc *core.Service, opts Options) *Server {
-	s := &Server{svc: svc, log: opts.Log, metrics: opts.Metrics, ready: opts.Ready, now: opts.Now}
+	s := &Server{svc: svc, log: opts.Log, metrics: opts.Metrics, ready: opts.Ready, now: opts.Now, configured: opts.Configured}
 	if s.log == nil {
 		l := logrus.New()
 		l.SetOutput(io.Discard)
@@ -96,7 +104,7 @@ func New(svc *core.Service, opts Options) *Server {
 	}
 	s.limiter = newLimiter(rl, s.now)
 	s.authFailures = newLimiter(RateLimit{PerSecond: failedAuthPerSecond, Burst: failedAuthBurst}, s.now)
-	doc, err := OpenAPIFor(opts.ConnectorKinds)
+	doc, err := openAPIFor(opts.ConnectorKinds, opts.Sources)
 	if err != nil {
 		s.log.WithError(err).Error("api: connector kinds not listed in the OpenAPI document")
 		doc = OpenAPI()

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"fmt"
 	"net/http"
 	"strconv"
 	"time"
@@ -20,7 +21,7 @@ const (
 var signalParams = map[string]bool{"created_from": false, "created_to": false, "limit": false}
 
 // signals rolls the window's insights up by theme, with the trend against the window of the same length
-// just before it. The store aggregates; the answer is kept briefly per workspace and query, so that a
+// just before it. The store aggregates; the answer is kept briefly per workspace and window, so that a
 // dashboard polled by many clients costs one aggregation per few seconds.
 func (h *handlers) signals(w http.ResponseWriter, r *http.Request) {
 	from, to, limit, err := parseSignalsQuery(r.URL.RawQuery, h.now())
@@ -29,7 +30,11 @@ func (h *handlers) signals(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ws := workspaceFrom(r.Context()).ID
-	out, err := h.signalCache.do(string(ws)+"?"+r.URL.RawQuery, func() ([]signalView, error) {
+	// Keyed on the rounded window rather than the query string, which differs with every second and with
+	// the spelling of the same instant.
+	from, to = normalizeWindow(from, to)
+	key := fmt.Sprintf("%s|%d|%d|%d", ws, from.UnixMilli(), to.UnixMilli(), limit)
+	out, err := h.signalCache.do(key, func() ([]signalView, error) {
 		length := to.Sub(from) + time.Millisecond // both bounds are inclusive
 		themes, err := h.svc.ThemeSignals(r.Context(), ws, core.SignalQuery{
 			From: from, To: to, PrevFrom: from.Add(-length), PrevTo: from.Add(-time.Millisecond), Limit: limit})

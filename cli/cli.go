@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -51,13 +52,21 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintln(stderr, "error:", personal(err))
+	code := 1
 	var ue usageError
 	// cobra reports unknown commands and subcommands as plain errors; they are usage errors all the same.
 	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command") {
-		return 2
+		code = 2
 	}
-	return 1
+	if a.json || slices.Contains(args, "--json") || slices.Contains(args, "--json=true") {
+		// A script that asked for JSON reads errors as JSON too; the exit code says the same as ever.
+		enc := json.NewEncoder(stderr)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(map[string]any{"success": false, "error": personal(err), "exit_code": code})
+		return code
+	}
+	fmt.Fprintln(stderr, "error:", personal(err))
+	return code
 }
 
 func (a *app) rootCommand() *cobra.Command {
@@ -119,6 +128,7 @@ func (a *app) open(ctx context.Context, mode sqlite.Mode) (*core.Service, *confi
 	}
 	svc := core.NewService(st, core.Options{
 		Companies: core.NewCompanyResolver(cfg.Companies.PersonalDomains.Add, cfg.Companies.PersonalDomains.Remove),
+		Sources:   cfg.SourceSet(),
 	})
 	return svc, cfg, func() { st.Close() }, nil
 }
@@ -139,8 +149,31 @@ func (a *app) withMode(cmd *cobra.Command, mode sqlite.Mode, fn func(ctx context
 		return err
 	}
 	defer closeFn()
+	if err := workspaceExists(cmd, svc); err != nil {
+		return err
+	}
 	// Every change made from the command line is credited to it in the records' history.
 	return fn(core.WithActor(cmd.Context(), core.Actor{Kind: core.ActorCLI}), svc)
+}
+
+// workspaceExists refuses a --workspace that names no workspace, for every command that takes one: a
+// listing of a workspace that does not exist would otherwise print an empty table and succeed, as if it
+// were an empty workspace.
+func workspaceExists(cmd *cobra.Command, svc *core.Service) error {
+	f := cmd.Flags().Lookup("workspace")
+	if f == nil || !f.Changed {
+		return nil
+	}
+	id, err := core.ParseID(f.Value.String())
+	if err != nil {
+		return usagef("--workspace: %v", err)
+	}
+	if _, err := svc.Workspace(cmd.Context(), id); errors.Is(err, core.ErrNotFound) {
+		return fmt.Errorf("workspace %s does not exist (see feedbridge workspace list)", id)
+	} else if err != nil {
+		return fmt.Errorf("workspace %s: %w", id, err)
+	}
+	return nil
 }
 
 // internalPrefix matches the store packages' context in an error ("sqlite: revoke key: …"), which tells a

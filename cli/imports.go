@@ -39,15 +39,21 @@ func (a *app) importCommand() *cobra.Command {
 				return usagef("--record-type must be Idea, Feedback, Feature or Objective")
 			}
 			dry, _ := cmd.Flags().GetBool("dry-run")
+			orderName, _ := cmd.Flags().GetString("date-order")
+			order, err := csvimport.ParseDateOrder(orderName)
+			if err != nil {
+				return usagef("--date-order %v", err)
+			}
 			// An import is long and writes much: like the daemon, it indexes its rows in the background.
 			return a.withMode(cmd, sqlite.ModeDaemon, func(ctx context.Context, svc *core.Service) error {
-				return a.importCSV(ctx, svc, ws, args[0], csvimport.Options{Connector: csvimport.ConnectorCLI, RecordType: rt, Mapping: mapping, DryRun: dry})
+				return a.importCSV(ctx, svc, ws, args[0], csvimport.Options{Connector: csvimport.ConnectorCLI, RecordType: rt, Mapping: mapping, DryRun: dry, DateOrder: order})
 			})
 		}}
 	csvCmd.Flags().String("workspace", "", "workspace id (required)")
 	csvCmd.Flags().StringArray("map", nil, "field=Header mapping, repeatable (title=Subject)")
 	csvCmd.Flags().String("record-type", "Feedback", "record type of the imported rows")
 	csvCmd.Flags().Bool("dry-run", false, "read and check every row, write nothing")
+	csvCmd.Flags().String("date-order", "", "how created_at dates of digits only are read: dmy (03.11.2026 is 3 November), mdy or ymd")
 
 	runs := &cobra.Command{Use: "runs", Short: "List a workspace's import runs", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -136,7 +136,7 @@ func (a *app) companyCommand() *cobra.Command {
 		})
 	}
 	cmd := &cobra.Command{Use: "company", Short: "Add and list companies"}
-	add := &cobra.Command{Use: "add", Short: "Add a company for an email domain (or rename it)", Args: cobra.NoArgs,
+	add := &cobra.Command{Use: "add", Short: "Add a company for an email domain (--rename: rename the one it has)", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ws, err := workspaceFlag(cmd)
 			if err != nil {
@@ -147,8 +147,13 @@ func (a *app) companyCommand() *cobra.Command {
 			}
 			domain, _ := cmd.Flags().GetString("domain")
 			name, _ := cmd.Flags().GetString("name")
+			rename, _ := cmd.Flags().GetBool("rename")
 			return a.withService(cmd, func(ctx context.Context, svc *core.Service) error {
-				c, err := svc.AddCompany(ctx, ws, domain, name)
+				put := svc.AddCompany
+				if rename {
+					put = svc.RenameCompany
+				}
+				c, err := put(ctx, ws, domain, name)
 				if err != nil {
 					return err
 				}
@@ -157,6 +162,7 @@ func (a *app) companyCommand() *cobra.Command {
 		}}
 	add.Flags().String("domain", "", "email domain, e.g. acme.com (required)")
 	add.Flags().String("name", "", "company name (required)")
+	add.Flags().Bool("rename", false, "the domain has a company already: give it this name (without it, adding refuses)")
 	list := &cobra.Command{Use: "list", Short: "List companies", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ws, err := workspaceFlag(cmd)

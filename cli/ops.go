@@ -74,14 +74,17 @@ func (a *app) configCommand() *cobra.Command {
 			for _, p := range connectors.ValidateAll(cfg.Connectors) {
 				problems = append(problems, splitJoined(p)...)
 			}
+			var notes []string
 			if !slices.ContainsFunc(problems, func(p error) bool { return strings.HasPrefix(p.Error(), "store.url") }) {
-				problems = append(problems, store.Check(cmd.Context(), cfg.Store.URL, workspaceUses(cfg))...)
+				var storeProblems []error
+				storeProblems, notes = store.Check(cmd.Context(), cfg.Store.URL, workspaceUses(cfg))
+				problems = append(problems, storeProblems...)
 			}
 			msgs := make([]string, len(problems))
 			for i, p := range problems {
 				msgs[i] = personal(p)
 			}
-			warnings := connectors.WarnAll(cfg.Connectors)
+			warnings := append(notes, connectors.WarnAll(cfg.Connectors)...)
 			if warnings == nil {
 				warnings = []string{}
 			}

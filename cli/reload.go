@@ -3,22 +3,21 @@ package cli
 import (
 	"fmt"
 	"io"
-	"os"
-	"strconv"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
+	"github.com/feedbridge/feedbridge/config"
 	"github.com/feedbridge/feedbridge/connectors"
 	"github.com/feedbridge/feedbridge/daemon"
 )
 
-func (a *app) pidFile(cmd *cobra.Command) string {
+// pidFile is --pid-file, or the default place for the configured store.
+func pidFile(cmd *cobra.Command, cfg *config.Config) (string, error) {
 	if p, _ := cmd.Flags().GetString("pid-file"); p != "" {
-		return p
+		return p, nil
 	}
-	return daemon.DefaultPIDFile(a.configPath)
+	return daemon.DefaultPIDFile(cfg.Store.URL)
 }
 
 // reloadCommand signals the running daemon, found through its pid file, to re-read its configuration. The
@@ -35,14 +34,13 @@ func (a *app) reloadCommand() *cobra.Command {
 			if len(problems) > 0 {
 				return problemsError("reload: not sent, the configuration has problems", problems)
 			}
-			path := a.pidFile(cmd)
-			b, err := os.ReadFile(path)
+			path, err := pidFile(cmd, cfg)
 			if err != nil {
-				return fmt.Errorf("reload: no running daemon found (pid file %s): %w", path, err)
+				return fmt.Errorf("reload: %w", err)
 			}
-			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-			if err != nil || pid <= 0 {
-				return fmt.Errorf("reload: pid file %s does not hold a process id", path)
+			pid, err := daemon.ReadPIDFile(path)
+			if err != nil {
+				return fmt.Errorf("reload: %w", err)
 			}
 			if err := syscall.Kill(pid, syscall.SIGHUP); err != nil {
 				return fmt.Errorf("reload: signal process %d: %w", pid, err)
@@ -51,6 +49,6 @@ func (a *app) reloadCommand() *cobra.Command {
 				fmt.Fprintf(w, "asked feedbridge (pid %d) to reload; its log and /readyz tell whether the new configuration was applied\n", pid)
 			})
 		}}
-	cmd.Flags().String("pid-file", "", "the daemon's pid file (default: the one serve writes for this --config)")
+	cmd.Flags().String("pid-file", "", "the daemon's pid file (default: the one serve writes for this store)")
 	return cmd
 }

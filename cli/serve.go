@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"runtime/debug"
 
@@ -19,13 +20,18 @@ func (a *app) serveCommand() *cobra.Command {
 			if problems := cfg.Validate(); len(problems) > 0 {
 				return problemsError("config", problems)
 			}
+			pidPath, err := pidFile(cmd, cfg)
+			if err != nil {
+				// Only `feedbridge reload` is lost without the file; SIGHUP still works.
+				fmt.Fprintf(a.stderr, "warning: %v; reload with SIGHUP\n", err)
+			}
 			setGCPercent()
 			demo, _ := cmd.Flags().GetBool("demo")
 			return daemon.Run(cmd.Context(), cfg, daemon.Options{Demo: demo, Out: a.stdout, Version: Version,
-				Reload: a.loadConfig, PIDFile: a.pidFile(cmd)})
+				Reload: a.loadConfig, PIDFile: pidPath})
 		}}
 	cmd.Flags().Bool("demo", false, "seed a demo workspace when the store is empty and print its key")
-	cmd.Flags().String("pid-file", "", "where to write the process id for `feedbridge reload` (default: in the runtime directory, named after --config)")
+	cmd.Flags().String("pid-file", "", "where to write the process id for `feedbridge reload` (default: serve.pid in a private folder beside a SQLite store, PATH.run; for PostgreSQL in the runtime folder)")
 	return cmd
 }
 

@@ -13,7 +13,13 @@ type Config struct {
 	Log        Log        `koanf:"log"`
 	Companies  Companies  `koanf:"companies"`
 	Insights   Insights   `koanf:"insights"`
+	Sources    Sources    `koanf:"sources"`
 	Connectors Connectors `koanf:"connectors"`
+}
+
+// Sources extends the canonical set of source labels for every workspace.
+type Sources struct {
+	Add []string `koanf:"add"`
 }
 
 // HTTP configures the API listener. The timeouts go beyond the documented keys (docs/config-reference.md).
@@ -99,6 +105,7 @@ func Default() Config {
 		Log:        Log{Level: "info", Format: "text"},
 		Companies:  Companies{PersonalDomains: PersonalDomains{Add: []string{}, Remove: []string{}}},
 		Insights:   Insights{Provider: "builtin", Workers: 2, OpenAI: OpenAI{Timeout: 60 * time.Second}},
+		Sources:    Sources{Add: []string{}},
 		Connectors: Connectors{},
 	}
 }

@@ -68,7 +68,7 @@ func connectorReference() string {
 	var b strings.Builder
 	for _, k := range connectors.Kinds() {
 		fmt.Fprintf(&b, "\n## connectors.%s entries\n\n%s\n\nEach entry of `connectors.%s` is a mapping; unknown "+
-			"keys are refused.\n\n| key | type | default | description |\n|---|---|---|---|\n", k.Name, k.Summary, k.Name)
+			"keys are refused.\n\n| key | required | type | default | description |\n|---|---|---|---|---|\n", k.Name, k.Summary, k.Name)
 		writeFields(&b, k.Spec(), "")
 	}
 	return b.String()
@@ -84,7 +84,7 @@ func writeFields(b *strings.Builder, fields []connectors.Field, prefix string) {
 		if f.Secret {
 			desc = "Secret; may be `file:/path`, read at use. " + desc
 		}
-		fmt.Fprintf(b, "| `%s` | %s | %s | %s |\n", join(prefix, f.Key), f.Type, def, desc)
+		fmt.Fprintf(b, "| `%s` | %s | %s | %s | %s |\n", join(prefix, f.Key), requiredText(f.Required), f.Type, def, desc)
 		if f.Fields != nil {
 			writeFields(b, f.Fields, join(prefix, f.Key))
 		}
@@ -98,4 +98,15 @@ func sortedKeys(m map[string]any) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// requiredText is the reference's "required" cell: **yes**, the condition, or "no".
+func requiredText(r string) string {
+	switch r {
+	case "":
+		return "no"
+	case "yes":
+		return "**yes**"
+	}
+	return "**" + r + "**"
 }

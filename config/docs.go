@@ -24,6 +24,15 @@ func keyDocs() map[string]string {
 		"insights.openai.api_key":           "Secret. Bearer key for the endpoint; may be `file:/path`.",
 		"insights.openai.model":             "Model name. Required with provider openai.",
 		"insights.openai.timeout":           "How long one attempt (request and answer) may take before it is retried; 0 means the default. An extension of the contract.",
+		"sources.add":                       "Extra source labels (`Phone`, `Chat`), kept as written, for every workspace: a record's source that matches one ignoring case, spaces, `-`, `_` and `.` takes it instead of `Other`. A connector entry's `source` must be a label of the set (canonical, synonym or added).",
 		"connectors":                        "Connector entries by kind: each kind takes a list of entries, see below.",
+	}
+}
+
+// keyRequired names the keys that a setting makes required, and the condition (see requiredText).
+func keyRequired() map[string]string {
+	return map[string]string{
+		"insights.openai.base_url": "with provider openai",
+		"insights.openai.model":    "with provider openai",
 	}
 }

@@ -31,11 +31,14 @@ func Reference() []byte {
 		"trailing newline removed. `feedbridge config show` prints them as `***`.\n" +
 		"- **Durations** need a unit: `500ms`, `30s`, `2m`.\n\n")
 
-	b.WriteString("## Keys\n\n| key | type | default | environment | description |\n|---|---|---|---|---|\n")
+	b.WriteString("## Keys\n\nEvery key has a default, so none is required on its own; the **required** column names the ones " +
+		"a setting makes required. In connector entries, **yes** marks the keys every entry must give.\n\n" +
+		"| key | required | type | default | environment | description |\n|---|---|---|---|---|---|\n")
 	docs := keyDocs()
+	required := keyRequired()
 	defaults := reflect.ValueOf(Default())
 	for _, l := range leaves(defaults.Type(), "", nil) {
-		fmt.Fprintf(&b, "| `%s` | %s | %s | `%s` | %s |\n", l.Path, typeName(l.Type),
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | `%s` | %s |\n", l.Path, requiredText(required[l.Path]), typeName(l.Type),
 			defaultText(defaults.FieldByIndex(l.Index)), envName(l.Path), docs[l.Path])
 	}
 

@@ -51,6 +51,15 @@ type Router interface {
 	Routes(mux *http.ServeMux)
 }
 
+// Updater is the optional ability of a Router whose entries run apart although they share routes (the
+// webhooks): a running Set takes over next, the kind's Set built from a new configuration, in place, so
+// that only the entries that were added, changed or removed start or stop, and the others keep running.
+// It returns the names of the entries it started and stopped (a changed entry is in both). next is never
+// run; Update may be called before Run, and must be safe while the Set serves requests.
+type Updater interface {
+	Update(ctx context.Context, next Set) (started, stopped []string, err error)
+}
+
 // Decode fills out, a pointer to a kind's config struct, from one raw entry. Unknown keys are an error
 // naming them; durations accept Go syntax ("60s"). Secret fields keep their raw value ("file:/path" stays
 // as written, read at use by Secret.Value), but each one is read once here so that a missing or unreadable

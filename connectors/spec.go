@@ -9,8 +9,8 @@ import (
 )
 
 // Field describes one key of a connector entry, read from the kind's config struct: the koanf tag names
-// it, the doc tag describes it, a `default` tag overrides the shown default, and the Go type gives its
-// type and whether it is a secret.
+// it, the doc tag describes it, a `default` tag overrides the shown default, a `required` tag says when it
+// must be given, and the Go type gives its type and whether it is a secret.
 type Field struct {
 	Key         string
 	Type        string // string, secret, integer, number, boolean, duration, list of strings, map, map of secrets, section
@@ -18,6 +18,9 @@ type Field struct {
 	Description string
 	Secret      bool    // the value (or every value of the map) is a Secret
 	Fields      []Field // the keys of a section (a nested mapping of known keys)
+	// Required is "yes", the condition under which the key is required ("with auth hmac"), or "" when
+	// it never is; from the `required` tag.
+	Required string
 }
 
 var (
@@ -50,7 +53,7 @@ func fieldsOf(v reflect.Value) []Field {
 				fv = fv.Elem()
 			}
 		}
-		f := Field{Key: key, Description: sf.Tag.Get("doc"), Type: typeName(ft)}
+		f := Field{Key: key, Description: sf.Tag.Get("doc"), Type: typeName(ft), Required: sf.Tag.Get("required")}
 		switch {
 		case isSection(ft):
 			f.Fields = fieldsOf(fv)

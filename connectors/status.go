@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -50,6 +51,25 @@ func (b *Board) Add(name string, ws core.ID) {
 	r := &boardRow{name: name, workspace: ws, dirty: true}
 	b.rows[name] = r
 	b.list = append(b.list, r)
+}
+
+// Remove writes the entry's last state (a stopped entry's) and forgets it; Flush no longer writes it.
+func (b *Board) Remove(ctx context.Context, name, state string) error {
+	b.mu.Lock()
+	r := b.rows[name]
+	if r == nil {
+		b.mu.Unlock()
+		return nil
+	}
+	delete(b.rows, name)
+	b.list = slices.DeleteFunc(b.list, func(x *boardRow) bool { return x == r })
+	row := *r
+	b.mu.Unlock()
+	if b.svc == nil {
+		return nil
+	}
+	return b.svc.ReportConnector(ctx, core.ConnectorStatus{Workspace: row.workspace, Name: row.name, Kind: b.kind,
+		State: state, LastSuccessAt: row.lastSuccess, LastError: row.lastError})
 }
 
 // Succeeded notes a success; it clears the last error, which no longer describes the entry.
@@ -104,7 +124,10 @@ func (b *Board) Flush(ctx context.Context, state string, all bool) error {
 		return nil
 	}
 	var errs []error
-	for _, r := range b.list {
+	b.mu.Lock()
+	list := slices.Clone(b.list) // Add and Remove may change it meanwhile
+	b.mu.Unlock()
+	for _, r := range list {
 		b.mu.Lock()
 		row := *r
 		r.dirty = false

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -129,6 +130,28 @@ func (s *Service) AllUsers(ctx context.Context, ws ID) ([]User, error) { return 
 
 // AddCompany creates a company for a domain, or renames the existing one.
 func (s *Service) AddCompany(ctx context.Context, ws ID, domain, name string) (Company, error) {
+	return s.putCompany(ctx, ws, domain, name, false)
+}
+
+// CompanyExistsError is AddCompany's answer for a domain that already has a company under another name:
+// adding never renames silently; RenameCompany does it on purpose. It is an ErrConflict.
+type CompanyExistsError struct {
+	Domain  string
+	Company Company
+}
+
+func (e *CompanyExistsError) Error() string {
+	return fmt.Sprintf("the domain %s already belongs to the company %q (id %s); rename it with --rename", e.Domain, e.Company.Name, e.Company.ID)
+}
+
+func (e *CompanyExistsError) Unwrap() error { return ErrConflict }
+
+// RenameCompany gives the company of domain a new name, creating it when the domain has none.
+func (s *Service) RenameCompany(ctx context.Context, ws ID, domain, name string) (Company, error) {
+	return s.putCompany(ctx, ws, domain, name, true)
+}
+
+func (s *Service) putCompany(ctx context.Context, ws ID, domain, name string, rename bool) (Company, error) {
 	d, err := companyDomain(domain)
 	if err != nil {
 		return Company{}, invalid("domain", "invalid domain", "domain must be a registrable domain such as acme.com.")
@@ -136,10 +159,26 @@ func (s *Service) AddCompany(ctx context.Context, ws ID, domain, name string) (C
 	if strings.TrimSpace(name) == "" {
 		name = CompanyNameFromDomain(d)
 	}
+	name = strings.TrimSpace(name)
 	if _, err := s.store.Workspace(ctx, ws); err != nil {
 		return Company{}, err
 	}
-	return s.store.PutCompany(ctx, ws, Company{ID: NewID(), Name: strings.TrimSpace(name), Domain: d})
+	if !rename {
+		all, err := s.store.Companies(ctx, ws)
+		if err != nil {
+			return Company{}, err
+		}
+		for _, c := range all {
+			switch {
+			case c.Domain != d:
+			case c.Name == name:
+				return c, nil // adding what is there changes nothing
+			default:
+				return Company{}, &CompanyExistsError{Domain: d, Company: c}
+			}
+		}
+	}
+	return s.store.PutCompany(ctx, ws, Company{ID: NewID(), Name: name, Domain: d})
 }
 
 // Companies lists the workspace's companies.

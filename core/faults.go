@@ -5,8 +5,12 @@ import (
 	"sync"
 )
 
-// ConnectorError is the state a connector reports while its last attempt failed.
-const ConnectorError = "error"
+// ConnectorError is the state a connector reports while its last attempt failed; ConnectorStopped the one
+// it reports as it stops.
+const (
+	ConnectorError   = "error"
+	ConnectorStopped = "stopped"
+)
 
 // Faults is what this process knows is failing outside the store right now: connectors whose last attempt
 // failed and an insight extractor whose last call failed. /readyz lists them by name, without taking the

@@ -17,8 +17,9 @@ type Options struct {
 	Sanitizer   *Sanitizer
 	Now         func() time.Time
 	Observer    Observer
-	JobAttempts int     // insight job attempts before a job is kept as failed
-	Faults      *Faults // shared with the insight pool; nil: the service keeps its own
+	JobAttempts int        // insight job attempts before a job is kept as failed
+	Faults      *Faults    // shared with the insight pool; nil: the service keeps its own
+	Sources     *SourceSet // the source labels (sources.add); nil: the canonical set
 }
 
 // Service enforces every rule of the contract over a Store. It is safe for concurrent use.
@@ -31,6 +32,7 @@ type Service struct {
 	attempts  int
 	wsCache   sync.Map // ID → wsState, see writable
 	faults    *Faults
+	sources   *SourceSet
 
 	keyMu        sync.Mutex
 	cursorSecret []byte // the store's cursor key, read on first use
@@ -39,7 +41,10 @@ type Service struct {
 // NewService wires a service to its store.
 func NewService(st Store, o Options) *Service {
 	s := &Service{store: st, companies: o.Companies, sanitizer: o.Sanitizer, now: o.Now, obs: o.Observer, attempts: o.JobAttempts,
-		faults: o.Faults}
+		faults: o.Faults, sources: o.Sources}
+	if s.sources == nil {
+		s.sources = defaultSources
+	}
 	if s.faults == nil {
 		s.faults = &Faults{}
 	}
@@ -140,12 +145,17 @@ func (s *Service) SetCheckpoint(ctx context.Context, ws ID, name, value string) 
 	return s.store.SetCheckpoint(ctx, ws, Checkpoint{Name: name, Value: value})
 }
 
-// ReportConnector records a connector's state for GET /api/connectors, and in Faults while it is "error".
+// ReportConnector records a connector's state for GET /api/connectors, and in Faults while it is failing:
+// from an "error" until a real success clears its last error. A state on the way (a mailbox reconnecting)
+// says nothing about the fault, so it keeps it; only a stopped entry, which fails no more, drops it.
 func (s *Service) ReportConnector(ctx context.Context, st ConnectorStatus) error {
-	s.faults.Set(st.Kind+":"+st.Name, st.State == ConnectorError)
+	s.faults.Set(st.Kind+":"+st.Name, st.State == ConnectorError || (st.LastError != "" && st.State != ConnectorStopped))
 	st.UpdatedAt = s.Now()
 	return s.store.PutConnectorStatus(ctx, st)
 }
+
+// Sources is the set of source labels records may carry.
+func (s *Service) Sources() *SourceSet { return s.sources }
 
 // Faults is what this process knows is failing outside the store (see Faults).
 func (s *Service) Faults() *Faults { return s.faults }

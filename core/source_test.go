@@ -55,3 +55,42 @@ func FuzzNormalizeSource(f *testing.F) {
 		}
 	})
 }
+
+// TestSourceSetAdd: labels added by configuration are chosen like the canonical ones, and a connector's
+// own label (def) is normalized too. Before the fix Phone became Other, and a def outside the set (a
+// webhook entry's "RSS Reader") was stored as written.
+func TestSourceSetAdd(t *testing.T) {
+	set, err := NewSourceSet([]string{"Phone", " Chat ", "Twitter"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ in, def, want string }{
+		{"phone", "", "Phone"},
+		{"CHAT", "", "Chat"},
+		{"twit-ter", "", "Twitter"},
+		{"e-mail", "", "Email"},
+		{"fax", "", "Other"},
+		{"", "twitter", "Twitter"},
+		{"", "RSS Reader", "Other"},
+		{"", "", "Manual"},
+	}
+	for _, c := range cases {
+		t.Run(c.in+"/"+c.def, func(t *testing.T) {
+			if got := set.Normalize(c.in, c.def); got != c.want {
+				t.Fatalf("Normalize(%q, %q) = %q, want %q", c.in, c.def, got, c.want)
+			}
+		})
+	}
+	if got := NormalizeSource("", "RSS Reader"); got != "Other" {
+		t.Errorf("the canonical set stores %q for an unknown default", got)
+	}
+	labels := set.Labels()
+	if len(labels) != len(Sources)+3 || labels[len(labels)-2] != "Chat" {
+		t.Errorf("labels %v", labels)
+	}
+	for _, bad := range [][]string{{" "}, {"e-mail"}, {"Phone", "phone"}, {string(make([]rune, 51))}} {
+		if _, err := NewSourceSet(bad); err == nil {
+			t.Errorf("NewSourceSet(%q) accepted", bad)
+		}
+	}
+}

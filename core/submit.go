@@ -158,7 +158,7 @@ func (s *Service) prepare(sub Submission) (NewRecord, error) {
 	nr := NewRecord{
 		Type: sub.Type, Title: title, Status: StatusTriage, Reporter: strings.TrimSpace(sub.Reporter),
 		Release: release, Timeframe: timeframe,
-		Source: NormalizeSource(sub.Source, sub.DefaultSource), DedupKey: sub.DedupKey,
+		Source: s.sources.Normalize(sub.Source, sub.DefaultSource), DedupKey: sub.DedupKey,
 		CountIdea: sub.CountsAgainstLimit, Idempotency: sub.Idempotency, Checkpoint: sub.Checkpoint,
 	}
 	if err := checkIDs(&nr, sub); err != nil {

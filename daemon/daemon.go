@@ -12,8 +12,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -81,6 +79,7 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 		Companies: core.NewCompanyResolver(cfg.Companies.PersonalDomains.Add, cfg.Companies.PersonalDomains.Remove),
 		Observer:  obs,
 		Faults:    faults,
+		Sources:   cfg.SourceSet(),
 	})
 
 	if opts.Demo {
@@ -98,16 +97,20 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 		return fmt.Errorf("connectors: %w", err)
 	}
 	defer sup.wait()
+	var reloads *reloader
 	srv := api.New(svc, api.Options{
 		Log:       log.WithField("component", "http"),
 		RateLimit: api.RateLimit{PerSecond: cfg.HTTP.RateLimit.PerSecond, Burst: cfg.HTTP.RateLimit.Burst},
 		Metrics:   metrics,
 		// The registered kinds, so the document lists every kind this binary runs.
 		ConnectorKinds: connectors.Names(),
+		Sources:        cfg.SourceSet().Labels(),
 		// The connectors' routes (Slack's) change with reloads; the supervisor serves the current ones.
 		Extra: func(mux *http.ServeMux) { mux.Handle("/", sup) },
+		// Set before the server serves: reloads is assigned just below.
+		Configured: configuredFunc(func() map[string][]map[string]any { return reloads.current().Connectors }),
 	})
-	reloads, err := newReloader(cfg, opts.Reload, sup, srv, log.WithField("component", "reload"), faults, reg)
+	reloads, err = newReloader(cfg, opts.Reload, sup, srv, log.WithField("component", "reload"), faults, reg)
 	if err != nil {
 		return err
 	}
@@ -132,10 +135,10 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 	}
 	if opts.PIDFile != "" {
 		// Without the file only `feedbridge reload` is lost (SIGHUP still works): not worth refusing to start.
-		if err := writePIDFile(opts.PIDFile); err != nil {
+		if pf, err := writePIDFile(opts.PIDFile); err != nil {
 			log.WithError(err).Warn("pid file not written; reload with SIGHUP")
 		} else {
-			defer removePIDFile(opts.PIDFile)
+			defer pf.remove()
 		}
 	}
 	log.WithFields(logrus.Fields{"addr": ln.Addr().String(), "store": storeKind(cfg.Store.URL)}).Info("feedbridge serving")
@@ -196,27 +199,6 @@ wait:
 	return nil
 }
 
-// removePIDFile removes the pid file if it is still this process's (another daemon started with the same
-// file since has written its own).
-func removePIDFile(path string) {
-	if b, err := os.ReadFile(path); err == nil && strings.TrimSpace(string(b)) == strconv.Itoa(os.Getpid()) {
-		os.Remove(path)
-	}
-}
-
-// writePIDFile writes this process's id for `feedbridge reload`, through a temporary file so that a reader
-// never sees it half-written.
-func writePIDFile(path string) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
-		return fmt.Errorf("pid file: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("pid file: %w", err)
-	}
-	return nil
-}
-
 // leaseTiming is short where replicas share the store and wait to take over each other's entries
 // (PostgreSQL), long where one process owns it (SQLite).
 func leaseTiming(url string) connectors.LeaseTiming {
@@ -255,7 +237,9 @@ func seedDemo(ctx context.Context, svc *core.Service, cfg *config.Config, out io
 		return fmt.Errorf("demo: %w", err)
 	}
 	if !created {
-		fmt.Fprintln(out, "demo: the store already has a workspace; nothing seeded (list keys with `feedbridge key list`)")
+		// key list shows a key's id and prefix only: a lost key cannot be shown again, only replaced.
+		fmt.Fprintln(out, "demo: the store already has a workspace; nothing seeded. An API key is shown only once, "+
+			"when it is created: for a new one run `feedbridge key create --workspace ID` (ids: `feedbridge workspace list`)")
 		return nil
 	}
 	base := "http://" + cfg.HTTP.Listen

@@ -133,6 +133,7 @@ func restartOnly(a, b *config.Config) []string {
 		{"store.url", a.Store.URL, b.Store.URL},
 		{"companies", a.Companies, b.Companies},
 		{"insights", a.Insights, b.Insights},
+		{"sources", a.Sources, b.Sources},
 	} {
 		if !reflect.DeepEqual(c.a, c.b) {
 			keys = append(keys, c.key)

@@ -36,7 +36,8 @@ type unit struct {
 
 // supervisor runs the connectors and applies configuration changes entry by entry: what was added starts,
 // what was removed stops (an exclusive entry gives its lease back as it stops), what changed restarts, and
-// what is untouched keeps running. The HTTP routes of the kinds that serve them go through one handler
+// what is untouched keeps running. A kind whose entries share routes but run apart (connectors.Updater:
+// the webhooks) is updated in place, so there too only the entries that changed start or stop. The HTTP routes of the kinds that serve them go through one handler
 // that is swapped whole, so a request never finds them half-built.
 type supervisor struct {
 	ctx    context.Context // the units' parent; it ends at shutdown
@@ -64,6 +65,7 @@ type planned struct {
 	raw    any
 	set    connectors.Set
 	router bool
+	update bool // the running unit takes set over in place (connectors.Updater) instead of restarting
 }
 
 // plan builds every unit of byKind that is not running with the same configuration already. Building
@@ -82,9 +84,14 @@ func (s *supervisor) plan(byKind map[string][]map[string]any) (map[unitKey]*plan
 		}
 		if _, ok := whole.(connectors.Router); ok {
 			key := unitKey{kind: kind}
-			if u := s.units[key]; u != nil && reflect.DeepEqual(u.raw, entries) {
+			u := s.units[key]
+			_, updates := whole.(connectors.Updater)
+			switch {
+			case u != nil && reflect.DeepEqual(u.raw, entries):
 				want[key] = &planned{raw: entries, router: true}
-			} else {
+			case u != nil && updates:
+				want[key] = &planned{raw: entries, set: whole, router: true, update: true}
+			default:
 				want[key] = &planned{raw: entries, set: whole, router: true}
 			}
 			continue
@@ -130,6 +137,21 @@ func (s *supervisor) apply(byKind map[string][]map[string]any) error {
 		if p != nil && p.set == nil {
 			continue // untouched
 		}
+		if p != nil && p.update {
+			// Only its added, changed and removed entries start and stop; the others keep running.
+			up, down, err := updateInPlace(s.ctx, u.set, p.set)
+			if err == nil {
+				u.raw, p.set = p.raw, nil
+				for _, n := range up {
+					started = append(started, unitKey{kind: key.kind, name: n}.String())
+				}
+				for _, n := range down {
+					stopped = append(stopped, unitKey{kind: key.kind, name: n}.String())
+				}
+				continue
+			}
+			s.log.WithError(err).WithField("unit", key.String()).Warn("connectors: update in place failed; restarting the kind")
+		}
 		delete(s.units, key)
 		stopped = append(stopped, key.String())
 		if key.name == "" {
@@ -166,6 +188,9 @@ func (s *supervisor) apply(byKind map[string][]map[string]any) error {
 	}
 	for key, u := range fresh {
 		s.start(key, u)
+	}
+	if s.env.Service != nil {
+		clearRemovedFaults(s.env.Service.Faults(), byKind)
 	}
 	sort.Strings(stopped)
 	sort.Strings(started)
@@ -208,4 +233,13 @@ func (s *supervisor) stopExclusive() {
 		}
 	}
 	wg.Wait()
+}
+
+// updateInPlace has running take next over (connectors.Updater), or fails when it cannot.
+func updateInPlace(ctx context.Context, running, next connectors.Set) (started, stopped []string, err error) {
+	u, ok := running.(connectors.Updater)
+	if !ok {
+		return nil, nil, errors.New("the running set cannot be updated in place")
+	}
+	return u.Update(ctx, next)
 }

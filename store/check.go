@@ -9,40 +9,66 @@ import (
 	"slices"
 
 	"github.com/feedbridge/feedbridge/core"
+	"github.com/feedbridge/feedbridge/store/postgres"
 	"github.com/feedbridge/feedbridge/store/sqlite"
 )
 
 // Check reports, for `config check`, whether the store at url can be used, and whether each workspace that
 // uses (a connector entry's name → its workspace id) names exists in it. It changes nothing: an existing
-// SQLite file is opened read-only; for one that does not exist yet, the nearest existing folder on its
-// path must let this user create files, and the workspaces are not checked (nothing can be created in the
-// store before it exists: the daemon's first start creates it).
-func Check(ctx context.Context, url string, uses map[string]core.ID) []error {
+// SQLite file is opened read-only and a PostgreSQL database with every transaction read-only and without
+// migrating; for a SQLite file that does not exist yet, the nearest existing folder on its path must let
+// this user create files. Migrations that are pending (a new database, or one of an older binary) are
+// not a problem, since the daemon's start or `feedbridge migrate` applies them: they are returned as notes,
+// and the workspaces are checked only where the schema already has them.
+func Check(ctx context.Context, url string, uses map[string]core.ID) (problems []error, notes []string) {
 	kind, path, err := parse(url)
 	if err != nil {
-		return []error{err}
+		return []error{err}, nil
 	}
 	var st core.Store
 	switch {
 	case kind == "postgres":
-		st, err = openPostgres(ctx, url)
+		var pg *postgres.Store
+		if pg, err = postgres.OpenInspect(ctx, url); err != nil {
+			break
+		}
+		st = pg
+		have, want, serr := pg.SchemaStatus(ctx)
+		if serr != nil {
+			pg.Close()
+			return []error{fmt.Errorf("store.url: the store cannot be read: %w", serr)}, nil
+		}
+		if have < want {
+			notes = append(notes, pending(have, want))
+			if have == 0 {
+				pg.Close()
+				return nil, notes
+			}
+		}
 	default:
 		if _, serr := os.Stat(path); serr != nil {
 			if err := creatable(path); err != nil {
-				return []error{err}
+				return []error{err}, nil
 			}
 			if !errors.Is(serr, os.ErrNotExist) {
-				return []error{fmt.Errorf("store.url: the store %s cannot be read: %w", path, serr)}
+				return []error{fmt.Errorf("store.url: the store %s cannot be read: %w", path, serr)}, nil
 			}
-			return nil
+			return nil, nil
+		}
+		have, want, serr := sqlite.SchemaStatus(ctx, path)
+		if serr != nil {
+			return []error{fmt.Errorf("store.url: the store cannot be read: %w", serr)}, nil
+		}
+		if have < want {
+			// A read-only open refuses a schema that is not current, so the workspaces wait for the migration.
+			return nil, []string{pending(have, want)}
 		}
 		st, err = sqlite.OpenMode(ctx, path, sqlite.ModeReadOnly)
 	}
 	if err != nil {
-		return []error{fmt.Errorf("store.url: the store cannot be opened: %w", err)}
+		return []error{fmt.Errorf("store.url: the store cannot be opened: %w", err)}, nil
 	}
 	defer st.Close()
-	var problems []error
 	for _, name := range sortedNames(uses) {
 		if _, err := st.Workspace(ctx, uses[name]); errors.Is(err, core.ErrNotFound) {
 			problems = append(problems, fmt.Errorf("%s: workspace %s does not exist in the store (see feedbridge workspace list)", name, uses[name]))
@@ -50,7 +76,12 @@ func Check(ctx context.Context, url string, uses map[string]core.ID) []error {
 			problems = append(problems, fmt.Errorf("%s: workspace %s: %w", name, uses[name], err))
 		}
 	}
-	return problems
+	return problems, notes
+}
+
+// pending is the note that migrations are waiting.
+func pending(have, want int) string {
+	return fmt.Sprintf("store: %d migration(s) pending (schema version %d, this binary needs %d); the daemon applies them when it starts, or run feedbridge migrate", want-have, have, want)
 }
 
 // creatable checks that a SQLite file could be created at path: the nearest existing folder on its path

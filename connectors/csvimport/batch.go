@@ -74,7 +74,7 @@ func (b *batch) overlaps(o *batch) bool {
 }
 
 func (im *importer) importAll(ctx context.Context, r io.Reader) error {
-	rd, err := NewReader(r, ReadOptions{Mapping: im.opts.Mapping})
+	rd, err := NewReader(r, ReadOptions{Mapping: im.opts.Mapping, DateOrder: im.opts.DateOrder})
 	if err != nil {
 		return err
 	}

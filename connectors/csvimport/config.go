@@ -18,18 +18,19 @@ import (
 // Config is one `connectors.csv` entry. Besides the documented core keys it takes allow_private,
 // timeout and max_bytes for URL sources.
 type Config struct {
-	Name         string                       `koanf:"name" doc:"Required, unique within the kind. Names the lease, the import runs and the entry in GET /api/connectors."`
-	Workspace    string                       `koanf:"workspace" doc:"Required. Id of the workspace that receives the records."`
-	Schedule     string                       `koanf:"schedule" doc:"Cron, 5 fields; descriptors (@daily) and CRON_TZ= allowed."`
-	Path         string                       `koanf:"path" doc:"Glob of local files to import; or, instead, url."`
-	URL          string                       `koanf:"url" doc:"https:// address to fetch the CSV from, instead of path."`
+	Name         string                       `koanf:"name" required:"yes" doc:"Required, unique within the kind. Names the lease, the import runs and the entry in GET /api/connectors."`
+	Workspace    string                       `koanf:"workspace" required:"yes" doc:"Required. Id of the workspace that receives the records."`
+	Schedule     string                       `koanf:"schedule" required:"yes" doc:"Cron, 5 fields; descriptors (@daily) and CRON_TZ= allowed."`
+	Path         string                       `koanf:"path" required:"path or url" doc:"Glob of local files to import; or, instead, url."`
+	URL          string                       `koanf:"url" required:"path or url" doc:"https:// address to fetch the CSV from, instead of path."`
 	Headers      map[string]connectors.Secret `koanf:"headers" doc:"Optional with url: request headers; every value is a secret, read again at each fetch."`
-	ArchiveDir   string                       `koanf:"archive_dir" doc:"Imported files and their .errors.csv go here."`
+	ArchiveDir   string                       `koanf:"archive_dir" required:"yes" doc:"Imported files and their .errors.csv go here."`
 	RecordType   string                       `koanf:"record_type" default:"Feedback" doc:"Type of the created records."`
 	Mapping      map[string]string            `koanf:"mapping" doc:"Record field → CSV header: title, description, customer_email, customer_name, source, created_at, external_id, tags."`
 	AllowPrivate bool                         `koanf:"allow_private" doc:"With url: allow loopback and private addresses (refused by default)."`
 	Timeout      time.Duration                `koanf:"timeout" default:"60s" doc:"With url: give up when no byte arrives for this long."`
 	MaxBytes     int64                        `koanf:"max_bytes" default:"1073741824" doc:"With url: refuse larger responses (bytes)."`
+	DateOrder    string                       `koanf:"date_order" doc:"How created_at dates of digits only are read: dmy (03.11.2026 is 3 November), mdy or ymd; applies to every row. Without it such a date is refused when both orders make a date. ISO, RFC 3339 and spelled-out months are read as written either way."`
 }
 
 // Defaults for URL sources.
@@ -44,6 +45,7 @@ type entrySpec struct {
 	recordType core.RecordType
 	schedule   cron.Schedule
 	url        *url.URL
+	dateOrder  DateOrder
 }
 
 // parseConfig validates an entry (all but its name and workspace) without touching the network or the file system.
@@ -101,6 +103,11 @@ func parseConfig(c Config) (*entrySpec, error) {
 		errs = append(errs, err)
 	} else if err := CheckMappingType(c.Mapping, cmp.Or(e.recordType, core.RecordFeedback)); err != nil {
 		errs = append(errs, err)
+	}
+	if o, err := ParseDateOrder(c.DateOrder); err != nil {
+		bad("date_order", "%v", err)
+	} else {
+		e.dateOrder = o
 	}
 	if c.Timeout < 0 || c.MaxBytes < 0 {
 		bad("timeout", "timeout and max_bytes must not be negative")

@@ -44,6 +44,7 @@ func TestBuildValidates(t *testing.T) {
 		{"no archive", func(m map[string]any) { delete(m, "archive_dir") }, "archive_dir: is required"},
 		{"archive inside the glob", func(m map[string]any) { m["archive_dir"] = "/var/lib/feedbridge/imports" }, "would be imported again"},
 		{"record type", func(m map[string]any) { m["record_type"] = "Bug" }, "record_type:"},
+		{"date order", func(m map[string]any) { m["date_order"] = "DD.MM.YYYY" }, "date_order: must be dmy, mdy or ymd"},
 		{"mapping field", func(m map[string]any) { m["mapping"] = map[string]any{"subject": "Title"} }, `unknown field "subject"`},
 		{"bad glob", func(m map[string]any) { m["path"] = "/in/[a.csv" }, "bad glob"},
 	}

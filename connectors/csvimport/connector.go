@@ -205,6 +205,7 @@ func (e *entry) options(errorsFile string) Options {
 		Connector:  e.Name,
 		RecordType: e.spec.recordType,
 		Mapping:    e.spec.Mapping,
+		DateOrder:  e.spec.dateOrder,
 		ErrorsFile: errorsFile,
 		Log:        e.Log,
 		Progress: func(r core.ImportRun) {

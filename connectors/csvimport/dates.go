@@ -12,8 +12,8 @@ import (
 // dateLayouts are the created_at forms accepted besides RFC 3339, each unambiguous: the year comes first
 // or the month is spelled out. A time without a zone is UTC, a date without a time is midnight UTC.
 // Day/month orders written with digits only (01/02/2024, 1.2.2024) mean different days in different
-// countries, so they are refused rather than guessed. Besides these, a run of 9–10 digits is Unix
-// seconds and one of 13 digits Unix milliseconds.
+// countries: they are read by DateOrder (see parseNumericDate). Besides these, a run of 9–10 digits is
+// Unix seconds and one of 13 digits Unix milliseconds.
 var dateLayouts = []string{
 	time.RFC3339,                 // 2024-03-01T10:00:00Z, +01:00, with or without fractions
 	"2006-01-02",                 // midnight UTC
@@ -49,8 +49,11 @@ var dateLayouts = []string{
 }
 
 // dateParser remembers the layout that matched last: a file uses one form throughout, so most rows
-// parse on the first try.
-type dateParser struct{ last int }
+// parse on the first try. order reads dates written with digits only.
+type dateParser struct {
+	last  int
+	order DateOrder
+}
 
 func (p *dateParser) parse(s string) (time.Time, error) {
 	s = strings.TrimSpace(s)
@@ -69,38 +72,10 @@ func (p *dateParser) parse(s string) (time.Time, error) {
 			return t.UTC(), nil
 		}
 	}
-	if numericDayMonth(s) {
-		return time.Time{}, fmt.Errorf("created_at: ambiguous date %q: day and month order unknown (use YYYY-MM-DD)", core.Truncate(s, 40, "…"))
+	if t, ok, err := parseNumericDate(s, p.order); ok {
+		return t, err
 	}
 	return time.Time{}, fmt.Errorf("created_at: unrecognised date %q (use YYYY-MM-DD or RFC 3339)", core.Truncate(s, 40, "…"))
-}
-
-// numericDayMonth recognises 01/02/2024, 1.2.24 and 01-02-2024, optionally followed by a time.
-func numericDayMonth(s string) bool {
-	digits := func(s string, lo, hi int) (string, bool) {
-		n := 0
-		for n < len(s) && s[n] >= '0' && s[n] <= '9' {
-			n++
-		}
-		return s[n:], n >= lo && n <= hi
-	}
-	var ok bool
-	for part := 0; part < 3; part++ {
-		lo, hi := 1, 2
-		if part == 2 {
-			lo, hi = 2, 4
-		}
-		if s, ok = digits(s, lo, hi); !ok {
-			return false
-		}
-		if part < 2 {
-			if s == "" || (s[0] != '/' && s[0] != '.' && s[0] != '-') {
-				return false
-			}
-			s = s[1:]
-		}
-	}
-	return s == "" || s[0] == ' ' || s[0] == 'T'
 }
 
 func parseEpoch(s string) (time.Time, bool) {

@@ -42,6 +42,7 @@ type goldenFile struct {
 type caseOptions struct {
 	Mapping     map[string]string `json:"mapping"`
 	MaxRowBytes int               `json:"max_row_bytes"`
+	DateOrder   DateOrder         `json:"date_order"`
 }
 
 type nopCloser struct{ io.Writer }

@@ -22,6 +22,7 @@ type Options struct {
 	Connector  string
 	RecordType core.RecordType               // Feedback when empty
 	Mapping    map[string]string             // field → header; see ParseMapping
+	DateOrder  DateOrder                     // how to read created_at dates of digits only
 	DryRun     bool                          // read and check every row, write nothing: no record, no run, no errors file
 	ErrorsFile string                        // where bad rows go; ImportFile defaults it to <input>.errors.csv beside the input
 	BatchSize  int                           // rows per store transaction at most (fewer while writes are slow); 0: DefaultBatchSize

@@ -17,6 +17,7 @@ const DefaultMaxRowBytes = 1 << 20
 type ReadOptions struct {
 	Mapping     map[string]string // field name (FieldTitle, …) → header name; aliases fill the rest
 	MaxRowBytes int               // 0: DefaultMaxRowBytes
+	DateOrder   DateOrder         // how to read dates of digits only; see DateOrder
 }
 
 // Row is one data record: its cells as read and the fields taken from them, or why it cannot be imported.
@@ -71,7 +72,7 @@ func NewReader(r io.Reader, opts ReadOptions) (*Reader, error) {
 	if maxRow <= 0 {
 		maxRow = DefaultMaxRowBytes
 	}
-	rd := &Reader{sp: newSplitter(br, sniffDelimiter(sample, err == io.EOF), maxRow), enc: enc}
+	rd := &Reader{sp: newSplitter(br, sniffDelimiter(sample, err == io.EOF), maxRow), enc: enc, dates: dateParser{order: opts.DateOrder}}
 	for {
 		rec, err := rd.sp.next()
 		if err == io.EOF {

@@ -13,13 +13,13 @@ import (
 
 // Config is one `connectors.email` entry: one mailbox of one IMAP account, bound to a workspace.
 type Config struct {
-	Name             string            `koanf:"name" doc:"Required, unique within the kind. Names checkpoints, leases and the entry in GET /api/connectors."`
-	Workspace        string            `koanf:"workspace" doc:"Required. Id of the workspace that receives the records."`
-	Server           string            `koanf:"server" doc:"IMAP server host:port; the port defaults to 993 with tls, 143 otherwise."`
+	Name             string            `koanf:"name" required:"yes" doc:"Required, unique within the kind. Names checkpoints, leases and the entry in GET /api/connectors."`
+	Workspace        string            `koanf:"workspace" required:"yes" doc:"Required. Id of the workspace that receives the records."`
+	Server           string            `koanf:"server" required:"yes" doc:"IMAP server host:port; the port defaults to 993 with tls, 143 otherwise."`
 	Security         string            `koanf:"security" default:"tls" doc:"tls, starttls or none (none: loopback only unless allow_insecure)."`
 	AllowInsecure    bool              `koanf:"allow_insecure" doc:"Permit security none to a non-loopback server (credentials travel in clear)."`
-	Username         string            `koanf:"username" doc:"Login name."`
-	Password         connectors.Secret `koanf:"password" doc:"Password for auth password; read again at each login."`
+	Username         string            `koanf:"username" required:"yes" doc:"Login name."`
+	Password         connectors.Secret `koanf:"password" required:"with auth password" doc:"Password for auth password; read again at each login."`
 	Auth             string            `koanf:"auth" default:"password" doc:"password or xoauth2."`
 	OAuth2           OAuth2Config      `koanf:"oauth2" doc:"With auth xoauth2: the refresh-token flow (Gmail, Microsoft 365)."`
 	Mailbox          string            `koanf:"mailbox" default:"INBOX" doc:"Mailbox to read."`
@@ -33,10 +33,10 @@ type Config struct {
 
 // OAuth2Config is the refresh-token flow used with auth xoauth2 (Gmail, Microsoft 365).
 type OAuth2Config struct {
-	TokenURL     string            `koanf:"token_url" doc:"Token endpoint, https (http only to a loopback address)."`
-	ClientID     string            `koanf:"client_id" doc:"OAuth client id."`
+	TokenURL     string            `koanf:"token_url" required:"with auth xoauth2" doc:"Token endpoint, https (http only to a loopback address)."`
+	ClientID     string            `koanf:"client_id" required:"with auth xoauth2" doc:"OAuth client id."`
 	ClientSecret connectors.Secret `koanf:"client_secret" doc:"OAuth client secret."`
-	RefreshToken connectors.Secret `koanf:"refresh_token" doc:"Long-lived refresh token."`
+	RefreshToken connectors.Secret `koanf:"refresh_token" required:"with auth xoauth2" doc:"Long-lived refresh token."`
 }
 
 // Security modes and auth methods.

@@ -11,9 +11,9 @@ import (
 // Config is one connectors.slack entry: one Slack app, or one team of an app, feeding one
 // feedbridge workspace.
 type Config struct {
-	Name          string            `koanf:"name" doc:"Required, unique within the kind. Names the entry in GET /api/connectors."`
-	Workspace     string            `koanf:"workspace" doc:"Required. Id of the workspace that receives the records."`
-	SigningSecret connectors.Secret `koanf:"signing_secret" doc:"Required. Slack app signing secret; read again for each request."`
+	Name          string            `koanf:"name" required:"yes" doc:"Required, unique within the kind. Names the entry in GET /api/connectors."`
+	Workspace     string            `koanf:"workspace" required:"yes" doc:"Required. Id of the workspace that receives the records."`
+	SigningSecret connectors.Secret `koanf:"signing_secret" required:"yes" doc:"Required. Slack app signing secret; read again for each request."`
 	BotToken      connectors.Secret `koanf:"bot_token" doc:"Optional. Bot token for message-shortcut replies, modals and author emails."`
 	TeamID        string            `koanf:"team_id" doc:"Optional. Selects this entry for requests from that Slack team."`
 	Commands      map[string]string `koanf:"commands" default:"{/feedback: feedback, /idea: idea}" doc:"Slash command → record type (feedback or idea)."`

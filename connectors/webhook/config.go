@@ -12,12 +12,12 @@ import (
 
 // Config is one `connectors.webhook` entry: one sender posting to /hooks/<name>.
 type Config struct {
-	Name      string `koanf:"name" doc:"Required, unique within the kind. The entry answers POST /hooks/<name>."`
-	Workspace string `koanf:"workspace" doc:"Required. Id of the workspace that receives the records."`
+	Name      string `koanf:"name" required:"yes" doc:"Required, unique within the kind. The entry answers POST /hooks/<name>."`
+	Workspace string `koanf:"workspace" required:"yes" doc:"Required. Id of the workspace that receives the records."`
 	Preset    string `koanf:"preset" doc:"zendesk, intercom or typeform: fills the signature settings, mapping and source of that sender; keys given here win."`
 	Auth      string `koanf:"auth" default:"hmac" doc:"hmac (a signature over the raw body) or bearer (Authorization: Bearer <token>)."`
 
-	Secret             connectors.Secret `koanf:"secret" doc:"With auth hmac: the signing key shared with the sender; read again for each request."`
+	Secret             connectors.Secret `koanf:"secret" required:"with auth hmac" doc:"With auth hmac: the signing key shared with the sender; read again for each request."`
 	SignatureHeader    string            `koanf:"signature_header" default:"X-Signature" doc:"With auth hmac: the header carrying the signature."`
 	SignaturePrefix    *string           `koanf:"signature_prefix" default:"sha256=" doc:"With auth hmac: text before the signature in its header (\"\" for none)."`
 	SignatureEncoding  string            `koanf:"signature_encoding" default:"hex" doc:"With auth hmac: hex or base64."`
@@ -25,10 +25,10 @@ type Config struct {
 	TimestampHeader    string            `koanf:"timestamp_header" doc:"With auth hmac: a header holding the signing time (Unix seconds or RFC 3339); its value is signed before the body and must be within timestamp_window of now."`
 	TimestampWindow    time.Duration     `koanf:"timestamp_window" default:"5m" doc:"How far the signing time may be from now."`
 
-	Token connectors.Secret `koanf:"token" doc:"With auth bearer: the token the sender presents; read again for each request."`
+	Token connectors.Secret `koanf:"token" required:"with auth bearer" doc:"With auth bearer: the token the sender presents; read again for each request."`
 
 	Mapping           Mapping `koanf:"mapping" doc:"Where each record field is in the payload, as paths (see Inbound webhooks in the README)."`
-	DescriptionFormat string  `koanf:"description_format" default:"text" doc:"text (kept as typed) or html (sanitized, then shown as text)."`
+	DescriptionFormat string  `koanf:"description_format" default:"text" doc:"text (kept as typed) or html (cleaned by an allow-list and stored; every response gives it as plain text: tags stripped, entities decoded, blocks as line breaks)."`
 	Source            string  `koanf:"source" default:"Other" doc:"Source label when the mapping gives none."`
 	RecordType        string  `koanf:"record_type" default:"Feedback" doc:"Type of the created records: Feedback or Idea."`
 	MaxBody           int64   `koanf:"max_body" default:"1048576" doc:"Largest accepted body in bytes; larger: 413."`

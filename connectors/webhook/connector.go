@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -35,28 +37,47 @@ func init() {
 }
 
 var (
-	_ connectors.Set    = (*Set)(nil)
-	_ connectors.Router = (*Set)(nil)
+	_ connectors.Set     = (*Set)(nil)
+	_ connectors.Router  = (*Set)(nil)
+	_ connectors.Updater = (*Set)(nil)
 )
 
-// Set serves every configured webhook entry on POST /hooks/{name}.
+// Set serves every configured webhook entry on POST /hooks/{name}. Its entries change in place on a
+// reload (Update): requests read the current table, and each entry's queue worker starts and stops alone.
 type Set struct {
 	svc      *core.Service
 	log      *logrus.Entry
 	now      func() time.Time
-	entries  map[string]*entry
-	order    []*entry
+	table    atomic.Pointer[entryTable]
 	board    *connectors.Board
 	requests *prometheus.CounterVec
 	queue    *queue
 	guard    *connectors.Guard
+
+	mu      sync.Mutex      // Run's start and stop, and Update
+	runCtx  context.Context // while Run runs: the workers' parent
+	workers map[string]*worker
+	wg      sync.WaitGroup
+}
+
+// entryTable is the entries in force, never changed once stored: Update stores a new one.
+type entryTable struct {
+	byName map[string]*entry
+	order  []*entry
+}
+
+// worker is one entry's running queue worker.
+type worker struct {
+	cancel context.CancelFunc
+	done   chan struct{}
 }
 
 // entry is one validated entry with its logger (connectors.Entry's, which names the kind, the entry and
-// its workspace).
+// its workspace), and the wake-up of its queue worker.
 type entry struct {
 	*entrySpec
-	log *logrus.Entry
+	log  *logrus.Entry
+	wake chan struct{}
 }
 
 // queueKey names the entry's deliveries in the service's delivery queue, which every kind shares.
@@ -79,18 +100,20 @@ func Build(raw []map[string]any, env connectors.Env) (connectors.Set, error) {
 			return nil, err
 		}
 		spec.ws = en.Workspace
-		return &entry{entrySpec: spec, log: en.Log}, nil
+		return &entry{entrySpec: spec, log: en.Log, wake: make(chan struct{}, 1)}, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	s := &Set{svc: env.Service, log: env.Log, now: env.Now, entries: map[string]*entry{}, order: order,
-		board: connectors.NewBoard(env.Service, Kind, env.Now), requests: requests, guard: connectors.NewGuard(env.Now)}
+	s := &Set{svc: env.Service, log: env.Log, now: env.Now, board: connectors.NewBoard(env.Service, Kind, env.Now),
+		requests: requests, workers: map[string]*worker{}, guard: connectors.NewGuard(env.Now)}
+	t := &entryTable{byName: map[string]*entry{}, order: order}
 	for _, en := range order {
-		s.entries[en.Name] = en
+		t.byName[en.Name] = en
 		s.board.Add(en.Name, en.ws)
 	}
-	if s.queue, err = newQueue(env.Metrics, s.order); err != nil {
+	s.table.Store(t)
+	if s.queue, err = newQueue(env.Metrics); err != nil {
 		return nil, fmt.Errorf("metrics: %w", err)
 	}
 	return s, nil
@@ -104,17 +127,22 @@ func (s *Set) Routes(mux *http.ServeMux) {
 // Run reports the entries' states and writes queued deliveries until ctx ends. Deliveries are served by
 // the HTTP server, which drains them on shutdown; a queued delivery being written may finish first.
 func (s *Set) Run(ctx context.Context) error {
-	workers := s.startWorkers(ctx)
-	for _, en := range s.order {
-		en.log.Info("webhook: listening on /hooks/" + en.Name)
+	s.mu.Lock()
+	s.runCtx = ctx
+	for _, en := range s.table.Load().order {
+		s.startWorker(en)
 	}
+	s.mu.Unlock()
 	s.flush(ctx, StateListening, true)
 	t := time.NewTicker(statusEvery)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			workers.Wait()
+			s.mu.Lock()
+			s.runCtx = nil // an Update from now on starts no worker
+			s.mu.Unlock()
+			s.wg.Wait()
 			stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 			s.flush(stop, StateStopped, true)
 			cancel()

@@ -27,7 +27,7 @@ import (
 // signature itself before it is parsed; the mapping is checked before a delivery is queued, and a refused
 // delivery writes nothing.
 func (s *Set) serve(w http.ResponseWriter, r *http.Request) {
-	en := s.entries[r.PathValue("name")]
+	en := s.table.Load().byName[r.PathValue("name")]
 	if en == nil {
 		s.requests.WithLabelValues("", "unknown").Inc()
 		answer(w, http.StatusNotFound, "not found", "No webhook is configured under this name.")
@@ -111,6 +111,7 @@ func (s *Set) serve(w http.ResponseWriter, r *http.Request) {
 	default:
 		outcome("created")
 		s.board.Succeeded(en.Name)
+		logUnknownTags(en, results)
 		writeJSON(w, http.StatusCreated, results)
 	}
 }
@@ -137,6 +138,22 @@ func (s *Set) refused(en *entry, addr string, err error) {
 	s.guard.LogRefusal(en.log, en.Name, logrus.Fields{"remote": addr}, err)
 }
 
+// logUnknownTags says, once per delivery, which tag labels matched no tag of the workspace and were left
+// off the records (which were created all the same, as a CSV import does).
+func logUnknownTags(en *entry, res created) {
+	var labels []string
+	for _, r := range res.Records {
+		for _, l := range r.UnknownTags {
+			if !slices.Contains(labels, l) {
+				labels = append(labels, l)
+			}
+		}
+	}
+	if len(labels) > 0 {
+		en.log.WithField("tags", labels).Warn("webhook: tag labels match no tag of the workspace; left off the records (add them with feedbridge tag add)")
+	}
+}
+
 // enqueue stores the authenticated, mapped delivery for the entry's worker and answers 202.
 func (s *Set) enqueue(w http.ResponseWriter, r *http.Request, en *entry, body []byte, items int) {
 	d, err := s.svc.QueueDelivery(r.Context(), en.ws, en.queueKey(), body)
@@ -145,7 +162,7 @@ func (s *Set) enqueue(w http.ResponseWriter, r *http.Request, en *entry, body []
 		return
 	}
 	s.requests.WithLabelValues(en.Name, "queued").Inc()
-	s.queue.nudge(en.Name)
+	en.nudge()
 	writeJSON(w, http.StatusAccepted, queued{Success: true, Queued: true, DeliveryID: d.ID, Items: items})
 }
 
@@ -185,12 +202,16 @@ type created struct {
 type recordSeen struct {
 	ID      core.ID `json:"id"`
 	Created bool    `json:"created"` // false: this item was delivered before
+	// UnknownTags are the item's tag labels that match no tag of the workspace: the record is created
+	// without them, and the answer says so rather than drop them without a word.
+	UnknownTags []string `json:"unknown_tags,omitempty"`
 }
 
 // submit writes every record of a delivery into ws in one transaction, or none: each is checked first, so
 // one bad item refuses the delivery whole and the sender's retry finds nothing half done.
 func (s *Set) submit(ctx context.Context, ws core.ID, recs []record) (created, error) {
 	subs := submissions(recs)
+	out := created{Success: true, Records: make([]recordSeen, len(subs))}
 	if slices.ContainsFunc(recs, func(r record) bool { return len(r.tags) > 0 }) {
 		tags, err := s.svc.Tags(ctx, ws)
 		if err != nil {
@@ -198,16 +219,15 @@ func (s *Set) submit(ctx context.Context, ws core.ID, recs []record) (created, e
 		}
 		m := newTagIndex(tags)
 		for i, r := range recs {
-			subs[i].TagIDs = m.ids(r.tags)
+			subs[i].TagIDs, out.Records[i].UnknownTags = m.ids(r.tags)
 		}
 	}
-	out := created{Success: true, Records: make([]recordSeen, len(subs))}
 	if len(subs) == 1 {
 		res, err := s.svc.Submit(ctx, ws, subs[0])
 		if err != nil {
 			return created{}, err
 		}
-		out.Records[0] = recordSeen{ID: res.Record.ID, Created: res.Created}
+		out.Records[0].ID, out.Records[0].Created = res.Record.ID, res.Created
 		return out, nil
 	}
 	if err := s.check(subs); err != nil {
@@ -221,7 +241,7 @@ func (s *Set) submit(ctx context.Context, ws core.ID, recs []record) (created, e
 		if r.Err != nil {
 			return created{}, r.Err
 		}
-		out.Records[i] = recordSeen{ID: r.ID, Created: r.Created}
+		out.Records[i].ID, out.Records[i].Created = r.ID, r.Created
 	}
 	return out, nil
 }
@@ -268,7 +288,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 // tagIndex matches tag labels to the workspace's tags ignoring case, spaces, '_', '-' and '.'. A label
-// without a tag is left off; the record is still created.
+// without a tag is left off and named in the answer and the log; the record is still created.
 type tagIndex map[string]core.ID
 
 func newTagIndex(tags []core.Lookup) tagIndex {
@@ -281,14 +301,15 @@ func newTagIndex(tags []core.Lookup) tagIndex {
 	return m
 }
 
-func (m tagIndex) ids(labels []string) []core.ID {
-	var out []core.ID
+func (m tagIndex) ids(labels []string) (ids []core.ID, unknown []string) {
 	for _, l := range labels {
 		if id, ok := m[tagKey(l)]; ok {
-			out = append(out, id)
+			ids = append(ids, id)
+		} else {
+			unknown = append(unknown, l)
 		}
 	}
-	return out
+	return ids, unknown
 }
 
 func tagKey(s string) string {

@@ -82,6 +82,8 @@ func TestDeliveryErrors(t *testing.T) {
 		{"missing external id", `{"title": "x"}`, nil, 400, `missing field \"external_id\"`},
 		{"invalid json", `{"title": `, nil, 400, "not valid JSON"},
 		{"two values", `{"id":"1","title":"a"} {}`, nil, 400, "more than one JSON value"},
+		{"a field twice", `{"id":"1","title":"a","title":"b"}`, nil, 400, `duplicate field \"title\"`},
+		{"a field twice in a batch item", `[{"id":"d1","title":"a"},{"id":"d2","title":"b","email":"a@b.co","email":"c@d.co"}]`, nil, 400, `duplicate field \"email\" in [1]`},
 		{"bad email", `{"id": "1", "title": "t", "email": "Jane <jane@acme.com>"}`, nil, 400, "customer_email"},
 		{"a good delivery", `{"id": "1", "title": "t", "created": "2026-11-01"}`, nil, 201, `"created":true`},
 		{"batch with a bad item refused whole", `[{"id": "b1", "title": "ok"}, {"id": "b2", "title": "t", "email": "nope"}]`, nil, 400, "customer_email"},

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/feedbridge/feedbridge/core"
+	"github.com/feedbridge/feedbridge/internal/jsonkeys"
 )
 
 // maxRecords bounds the records one delivery may carry; senders batch far fewer.
@@ -43,6 +44,10 @@ func (e *entrySpec) extract(body []byte) ([]record, error) {
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, badInput("body holds more than one JSON value")
+	}
+	// A mapping reads fields by name; with a name given twice, which one it read would be a guess.
+	if err := jsonkeys.Check(body); err != nil {
+		return nil, badInput("%v", err)
 	}
 	elems, err := e.elements(root)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -29,15 +28,14 @@ const (
 	queueGrace    = 10 * time.Second // a delivery being written when the connector stops may finish within this
 )
 
-// queue is the workers' shared state: the worker name that holds claims, and a wake-up per entry so a
-// delivery queued by this process is written at once rather than at the next poll.
+// queue is the workers' shared state: the worker name that holds claims. Each entry has a wake-up of its
+// own (entry.wake) so a delivery queued by this process is written at once rather than at the next poll.
 type queue struct {
 	worker   string
-	wake     map[string]chan struct{}
 	outcomes *prometheus.CounterVec
 }
 
-func newQueue(reg prometheus.Registerer, entries []*entry) (*queue, error) {
+func newQueue(reg prometheus.Registerer) (*queue, error) {
 	outcomes, err := connectors.CounterVec(reg, prometheus.CounterOpts{
 		Name: "feedbridge_webhook_queued_total",
 		Help: "Webhook deliveries answered 202, by entry and what the worker did: written, retry, or failed (kept with its error).",
@@ -45,31 +43,34 @@ func newQueue(reg prometheus.Registerer, entries []*entry) (*queue, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := &queue{worker: "webhook-" + string(core.NewID()), wake: map[string]chan struct{}{}, outcomes: outcomes}
-	for _, en := range entries {
-		q.wake[en.Name] = make(chan struct{}, 1)
-	}
-	return q, nil
+	return &queue{worker: "webhook-" + string(core.NewID()), outcomes: outcomes}, nil
 }
 
 // nudge wakes the entry's worker; a wake-up already pending covers this one.
-func (q *queue) nudge(name string) {
+func (en *entry) nudge() {
 	select {
-	case q.wake[name] <- struct{}{}:
+	case en.wake <- struct{}{}:
 	default:
 	}
 }
 
-// startWorkers runs one worker per entry until ctx ends; Wait returns once they have stopped.
-func (s *Set) startWorkers(ctx context.Context) *sync.WaitGroup {
-	var wg sync.WaitGroup
+// startWorker runs the entry's queue worker until Run's context ends or Update stops it. Called with
+// s.mu held, while Run runs.
+func (s *Set) startWorker(en *entry) {
+	if s.runCtx == nil {
+		return
+	}
+	en.log.Info("webhook: listening on /hooks/" + en.Name)
 	if s.svc == nil {
-		return &wg
+		return
 	}
-	for _, en := range s.order {
-		wg.Go(func() { s.work(ctx, en) })
-	}
-	return &wg
+	ctx, cancel := context.WithCancel(s.runCtx)
+	w := &worker{cancel: cancel, done: make(chan struct{})}
+	s.workers[en.Name] = w
+	s.wg.Go(func() {
+		defer close(w.done)
+		s.work(ctx, en)
+	})
 }
 
 // work writes the entry's due deliveries, then waits for a nudge or the next poll.
@@ -82,7 +83,7 @@ func (s *Set) work(ctx context.Context, en *entry) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-s.queue.wake[en.Name]:
+		case <-en.wake:
 		case <-poll.C:
 		}
 	}
@@ -150,7 +151,10 @@ func (s *Set) writeQueued(ctx context.Context, en *entry, d core.Delivery) error
 			recs[i].sub.CreatedAt = d.CreatedAt
 		}
 	}
-	_, err = s.submit(core.WithActor(ctx, core.Actor{Kind: core.ActorConnector, Name: en.Name}), d.Workspace, recs)
+	res, err := s.submit(core.WithActor(ctx, core.Actor{Kind: core.ActorConnector, Name: en.Name}), d.Workspace, recs)
+	if err == nil {
+		logUnknownTags(en, res)
+	}
 	return err
 }
 

@@ -97,7 +97,7 @@ func TestQueuedDeliveryIsWrittenOnce(t *testing.T) {
 	if err != nil || len(claimed) != 1 || claimed[0].ID != q.DeliveryID {
 		t.Fatalf("claim: %v %+v", err, claimed)
 	}
-	if err := h.set.writeQueued(h.ctx, h.set.entries["crm"], claimed[0]); err != nil {
+	if err := h.set.writeQueued(h.ctx, h.set.table.Load().byName["crm"], claimed[0]); err != nil {
 		t.Fatal(err)
 	}
 	h.post("crm", body, hexSig("s3cret", body)).want(t, 202) // the sender's retry

@@ -39,6 +39,25 @@ const readLimit = 10 * time.Second
 // pool parameter such as pool_max_conns) and applies every pending migration under a migration lock, so
 // replicas that start together migrate once. A database that cannot be reached wraps core.ErrUnavailable.
 func Open(ctx context.Context, url string) (*Store, error) {
+	s, err := connect(ctx, url, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.migrate(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// OpenInspect connects without migrating, with every transaction read-only, for `config check`: it looks
+// at the database and changes nothing in it. SchemaStatus says whether migrations are pending.
+func OpenInspect(ctx context.Context, url string) (*Store, error) {
+	return connect(ctx, url, true)
+}
+
+// connect opens the pools of a store at url; readOnly makes the database refuse every write.
+func connect(ctx context.Context, url string, readOnly bool) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		// pgx's parse errors can quote the URL, password included; say only what kind of problem it is.
@@ -53,6 +72,10 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	if !strings.Contains(url, "pool_max_conns") {
 		cfg.MaxConns = 10
 	}
+	if readOnly {
+		cfg.ConnConfig.RuntimeParams["default_transaction_read_only"] = "on"
+		cfg.MaxConns, cfg.MinConns = 2, 0
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fail("open", err)
@@ -64,12 +87,25 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		pool.Close()
 		return nil, fail("open", err)
 	}
-	s := &Store{pool: pool, leases: leases, known: newKnown(), searches: fairshare.NewSearchGate()}
-	if err := s.migrate(ctx); err != nil {
-		s.Close()
-		return nil, err
-	}
+	// Searches may hold half the pool at once (the rest serves writes, listings and the workers), and the
+	// gate keeps one of those for workspaces that are not searching without pause.
+	s := &Store{pool: pool, leases: leases, known: newKnown(), searches: fairshare.NewSearchGate(int(cfg.MaxConns) / 2)}
 	return s, nil
+}
+
+// SchemaStatus returns the schema version the database has (0 for one never migrated) and the one this
+// binary needs; it changes nothing.
+func (s *Store) SchemaStatus(ctx context.Context) (have, want int, err error) {
+	var exists bool
+	if err := s.pool.QueryRow(ctx, `SELECT to_regclass('schema_migrations') IS NOT NULL`).Scan(&exists); err != nil {
+		return 0, 0, fail("schema status", err)
+	}
+	if exists {
+		if have, err = s.schemaVersion(ctx); err != nil {
+			return 0, 0, fail("schema status", err)
+		}
+	}
+	return have, latestVersion(), nil
 }
 
 // Pool is the underlying connection pool, for benchmarks and tools that need raw access.

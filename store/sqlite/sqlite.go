@@ -71,7 +71,8 @@ const readers = 4
 // searchReaders is the size of the search pool. A search can read a workspace's whole full-text posting
 // list, so searches get readers of their own: however many run, authentication, lookups and plain
 // listings keep all of the main pool. Each workspace holds at most one of them at a time, so two tenants'
-// searches never wait on each other's backlog, only on their own.
+// searches never wait on each other's backlog, only on their own, and workspaces that search without pause
+// share one of them between them: the other is kept for the rest (fairshare.NewSearchGate).
 const searchReaders = 2
 
 // readLimit is the longest a listing runs before it is interrupted and answered as unavailable.
@@ -112,7 +113,7 @@ func open(ctx context.Context, path string, busy time.Duration, mode Mode) (*Sto
 		w.Close()
 		return nil, openError(path, err)
 	}
-	s := &Store{w: w, wc: newStmtCache(w), path: path, now: time.Now, busy: busy, searches: fairshare.NewSearchGate(), readLimit: readLimit,
+	s := &Store{w: w, wc: newStmtCache(w), path: path, now: time.Now, busy: busy, searches: fairshare.NewSearchGate(searchReaders), readLimit: readLimit,
 		role: mode, turn: openTurn(path, mode),
 		lead: make(chan struct{}, 1), nums: map[core.ID]int64{}, quit: make(chan struct{}), stopped: make(chan struct{}),
 		resolved: newResolved(), kick: make(chan struct{}, 1), urgent: make(chan struct{}, 1), indexed: make(chan struct{}), checkpointed: make(chan struct{})}

@@ -136,7 +136,7 @@ var recordTests = map[string]func(t *testing.T, f *fixture){
 			t.Fatal("another workspace reused a contact or company")
 		}
 		equal(t, "another workspace names its own company", other.Customer, "Acme")
-		renamed, err := f.svc.AddCompany(f.ctx, a, "acme.com", "Acme Worldwide")
+		renamed, err := f.svc.RenameCompany(f.ctx, a, "acme.com", "Acme Worldwide")
 		noErr(t, "rename", err)
 		got, err := f.st.Record(f.ctx, a, first.ID)
 		noErr(t, "read", err)

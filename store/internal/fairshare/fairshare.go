@@ -19,12 +19,21 @@ import (
 // back, for rest times the part of the hold beyond free, so one key whose every hold is long runs at most
 // about 1/(1+rest) of the time per place: a workspace whose every search is slow gets a bounded share of
 // the machine, while a quick search never makes the next one wait.
+//
+// A gate with readers > 0 also admits at most that many holders in all, and keeps the last of them for
+// keys that are not busy (a key is busy for a while after a hold longer than free): however many busy
+// workspaces there are, together they hold at most readers-1, so a workspace that searches now and then
+// never queues behind the searches of tenants that search without pause.
 type Gate struct {
-	per   int
-	rest  float64
-	free  time.Duration
-	mu    sync.Mutex
-	slots map[string]*slot
+	per     int
+	rest    float64
+	free    time.Duration
+	readers int
+	mu      sync.Mutex
+	slots   map[string]*slot
+	active  int                  // holders in all (with readers > 0)
+	busy    map[string]time.Time // key → until when it counts as busy
+	changed chan struct{}        // closed and replaced whenever a holder leaves
 }
 
 type slot struct {
@@ -32,10 +41,16 @@ type slot struct {
 	users int // holders and waiters; the slot is dropped when none are left
 }
 
+// busyFor is how long a key counts as busy after a long hold ends (beyond its rest): long enough to span
+// the gap between one tenant's back-to-back searches, short enough that a tenant that stopped is soon
+// treated as new again.
+const busyFor = time.Second
+
 // NewGate makes a gate of per holders per key (at least one) that rest after each hold for rest times
-// its length beyond free (rest 0: not at all).
+// its length beyond free (rest 0: not at all), with no bound on the holders in all.
 func NewGate(per int, rest float64, free time.Duration) *Gate {
-	return &Gate{per: max(per, 1), rest: max(rest, 0), free: max(free, 0), slots: map[string]*slot{}}
+	return &Gate{per: max(per, 1), rest: max(rest, 0), free: max(free, 0), slots: map[string]*slot{},
+		busy: map[string]time.Time{}, changed: make(chan struct{})}
 }
 
 // Searches: a workspace runs one search at a time, and a search that ran longer than searchFree keeps its
@@ -47,8 +62,13 @@ const (
 	searchFree = 50 * time.Millisecond
 )
 
-// NewSearchGate is the gate both stores put before every search, keyed by workspace.
-func NewSearchGate() *Gate { return NewGate(1, searchRest, searchFree) }
+// NewSearchGate is the gate both stores put before every search, keyed by workspace, for a store with
+// readers connections that searches may use at once (at least two, so that one can be kept back).
+func NewSearchGate(readers int) *Gate {
+	g := NewGate(1, searchRest, searchFree)
+	g.readers = max(readers, 2)
+	return g
+}
 
 // Enter waits for one of key's places and returns the function that gives it back; it fails with the
 // context's error when ctx ends first.
@@ -63,22 +83,80 @@ func (g *Gate) Enter(ctx context.Context, key string) (func(), error) {
 	g.mu.Unlock()
 	select {
 	case s.ch <- struct{}{}:
-		start := time.Now()
-		var once sync.Once
-		return func() {
-			once.Do(func() {
-				free := func() { <-s.ch; g.leave(key, s) }
-				if pause := time.Duration(float64(time.Since(start)-g.free) * g.rest); pause > time.Millisecond {
-					time.AfterFunc(pause, free)
-				} else {
-					free()
-				}
-			})
-		}, nil
 	case <-ctx.Done():
 		g.leave(key, s)
 		return nil, ctx.Err()
 	}
+	if err := g.admit(ctx, key); err != nil {
+		<-s.ch
+		g.leave(key, s)
+		return nil, err
+	}
+	start := time.Now()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			held := time.Since(start)
+			g.release(key, held)
+			free := func() { <-s.ch; g.leave(key, s) }
+			if pause := time.Duration(float64(held-g.free) * g.rest); pause > time.Millisecond {
+				time.AfterFunc(pause, free)
+			} else {
+				free()
+			}
+		})
+	}, nil
+}
+
+// admit waits until key may take one of the readers: any but the last, or the last too when key is not
+// busy.
+func (g *Gate) admit(ctx context.Context, key string) error {
+	if g.readers <= 0 {
+		return nil
+	}
+	for {
+		g.mu.Lock()
+		limit := g.readers - 1
+		if until, ok := g.busy[key]; !ok || !time.Now().Before(until) {
+			delete(g.busy, key)
+			limit = g.readers
+		}
+		if g.active < limit {
+			g.active++
+			g.mu.Unlock()
+			return nil
+		}
+		changed := g.changed
+		g.mu.Unlock()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// release gives a reader back and marks key busy after a long hold.
+func (g *Gate) release(key string, held time.Duration) {
+	if g.readers <= 0 {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.active--
+	now := time.Now()
+	if held > g.free {
+		g.busy[key] = now.Add(time.Duration(float64(held-g.free)*g.rest) + busyFor)
+	}
+	if len(g.busy) > 64 {
+		for k, until := range g.busy {
+			if !now.Before(until) {
+				delete(g.busy, k)
+			}
+		}
+	}
+	close(g.changed)
+	g.changed = make(chan struct{})
 }
 
 func (g *Gate) leave(key string, s *slot) {

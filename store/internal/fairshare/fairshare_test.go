@@ -152,3 +152,69 @@ func TestGateRests(t *testing.T) {
 	}
 	next()
 }
+
+// TestSearchGateKeepsAReaderForTheIdle: with two readers, two workspaces that search without pause share
+// one of them, and a third workspace's search takes the other at once. Before the fix the gate bounded
+// each workspace alone, so the two busy ones held both readers and the third queued behind them.
+func TestSearchGateKeepsAReaderForTheIdle(t *testing.T) {
+	g := NewSearchGate(2)
+	g.rest, g.free = 0, time.Millisecond // a hold of a few ms marks a workspace busy, with no rest
+	ctx := context.Background()
+	for _, k := range []string{"busy-a", "busy-b"} {
+		leave, err := g.Enter(ctx, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(5 * time.Millisecond)
+		leave()
+	}
+	holdA, err := g.Enter(ctx, "busy-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 30*time.Millisecond)
+	defer cancel()
+	if _, err := g.Enter(short, "busy-b"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a second busy workspace took the last reader: %v", err)
+	}
+	quick, cancel2 := context.WithTimeout(ctx, 30*time.Millisecond)
+	defer cancel2()
+	holdC, err := g.Enter(quick, "idle-c")
+	if err != nil {
+		t.Fatalf("a workspace that holds none waited for the busy ones: %v", err)
+	}
+	// Both readers are taken now: even an idle workspace waits, and gets one as soon as one is free.
+	short2, cancel3 := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel3()
+	if _, err := g.Enter(short2, "idle-d"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a third holder with two readers: %v", err)
+	}
+	got := make(chan error, 1)
+	go func() {
+		leave, err := g.Enter(ctx, "busy-b")
+		if err == nil {
+			leave()
+		}
+		got <- err
+	}()
+	holdC()
+	select {
+	case err := <-got:
+		t.Fatalf("busy-b took the reader kept for the idle while busy-a holds one: %v", err)
+	case <-time.After(30 * time.Millisecond):
+	}
+	holdA()
+	select {
+	case err := <-got:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("busy-b never got a reader after busy-a left")
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.active != 0 {
+		t.Fatalf("%d readers counted as held after every holder left", g.active)
+	}
+}
