@@ -125,6 +125,11 @@ type Store interface {
 	// order; an id of no record of ws is left out.
 	RecordsByID(ctx context.Context, ws ID, ids []ID) ([]Record, error)
 	Records(ctx context.Context, ws ID, q ListQuery) ([]Record, error)
+	// ForgetContact erases a customer from ws: the contact goes, records that credit the address lose it,
+	// every text that quotes the address or the contact's name says Removed instead, and dedup keys of
+	// those records become their ErasedDedupKey. It works in transactions of EraseChunk records, and run
+	// again after an interruption it finishes the job. No record is deleted.
+	ForgetContact(ctx context.Context, ws ID, e Erasure) (Forgotten, error)
 
 	// Connector state.
 	Checkpoint(ctx context.Context, ws ID, name string) (string, error) // "" when none

@@ -37,6 +37,7 @@ func Run(t *testing.T, open func(t *testing.T) core.Store) {
 		{"Backend", backendTests},
 		{"Races", raceTests}, // races_extra.go and text_extra.go: cases found while building the PostgreSQL store
 		{"Text", textTests},
+		{"Erasure", erasureTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
