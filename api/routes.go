@@ -22,6 +22,7 @@ func (s *Server) routes() {
 	api("GET /api/imports", h.imports)
 	api("GET /api/imports/{id}", h.importRun())
 	api("GET /api/connectors", h.connectors)
+	create("POST /api/contacts/forget", h.forgetContact)
 	s.mux.HandleFunc("GET /api/openapi.json", s.serveOpenAPI)
 
 	// Without these, GET on a create path would be read as GET /api/records/{id} with a malformed id
