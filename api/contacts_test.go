@@ -11,7 +11,7 @@ func TestForgetContact(t *testing.T) {
 	eachStore(t, func(t *testing.T, open opener) {
 		e := newEnv(t, open, envOpts{})
 		mine := e.post("/api/records/feedback", map[string]any{"title": "Jane Roe: export fails",
-			"description": "<p>Reach me at <a href=\"mailto:jane@acme.com\">jane@acme.com</a></p>",
+			"description":    "<p>Reach me at <a href=\"mailto:jane@acme.com\">jane@acme.com</a></p>",
 			"customer_email": "Jane@Acme.com", "customer_name": "Jane Roe"}).want(t, 201).object(t)["id"].(string)
 		theirs := e.do(req{method: "POST", path: "/api/records/feedback", key: e.otherKey, body: map[string]any{
 			"title": "Jane Roe in another workspace", "customer_email": "jane@acme.com", "customer_name": "Jane Roe"}}).
@@ -24,11 +24,11 @@ func TestForgetContact(t *testing.T) {
 		if got["records"] != float64(1) || got["contacts"] != float64(1) {
 			t.Fatalf("answer %v", got)
 		}
-		rec := e.get("/api/records/" + mine).want(t, 200).object(t)
+		rec := e.get("/api/records/"+mine).want(t, 200).object(t)
 		if rec["customer_email"] != "" || rec["title"] != "[removed]: export fails" || rec["description"] != "Reach me at [removed]" {
 			t.Fatalf("record after erasure: %v", rec)
 		}
-		ins := e.get("/api/records/" + mine + "/insights").want(t, 200).body
+		ins := e.get("/api/records/"+mine+"/insights").want(t, 200).body
 		if strings.Contains(strings.ToLower(string(ins)), "jane") {
 			t.Fatalf("insights still quote her: %s", ins)
 		}
