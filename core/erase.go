@@ -22,7 +22,7 @@ const ErasureSecret = "erasure"
 
 // EraseChunk is how many records one erasure transaction rewrites: small enough that the writes of other
 // workspaces never wait long behind it.
-const EraseChunk = 200
+const EraseChunk = 100
 
 // ErasedDedupKey is what a dedup key becomes when the customer it was built from is erased: a keyed hash,
 // so that the same input delivered again still finds it (the stores look up both forms) while the key no

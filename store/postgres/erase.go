@@ -24,8 +24,13 @@ var scrubbedTables = []scrubbedTable{
 	{table: "insights", cols: []string{"summary", "quote"}},
 }
 
+// pgEraseChunk is how many records one erasure transaction rewrites here. Its row locks hold up no other
+// workspace, so a chunk can be larger than SQLite's (which holds the one writer); what bounds it is how
+// long the records' own writers may wait.
+const pgEraseChunk = 5 * core.EraseChunk
+
 // ForgetContact erases a customer from ws. Candidates are found by a read outside any transaction; each
-// chunk of core.EraseChunk of them is rewritten in its own short transaction that locks only its rows. A
+// chunk of pgEraseChunk of them is rewritten in its own short transaction that locks only its rows. A
 // chunk re-reads its records and rewrites only what still quotes the customer, so a run after an
 // interruption picks up where the last one stopped. The contact row goes last: while it exists the next run
 // still knows the name to look for.
@@ -55,7 +60,7 @@ func (s *Store) ForgetContact(ctx context.Context, ws core.ID, e core.Erasure) (
 			break
 		}
 		for len(ids) > 0 {
-			n := min(len(ids), core.EraseChunk)
+			n := min(len(ids), pgEraseChunk)
 			changed, err := s.eraseChunk(ctx, ws, contactID, sc, secret, ids[:n])
 			if err != nil {
 				return out, err
@@ -158,16 +163,25 @@ func (s *Store) eraseChunk(ctx context.Context, ws core.ID, contactID string, sc
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		for _, u := range ups {
-			var dedup any
-			if u.f.DedupKey != "" {
-				dedup = u.f.DedupKey
+		// One statement for the chunk: a statement per record cost more than the rows' own writes.
+		var cols [8][]string
+		credits := make([]bool, len(ups))
+		for i, u := range ups {
+			for c, v := range []string{u.id, u.f.Title, u.f.DescriptionHTML, u.f.Description, u.f.SearchText,
+				u.f.CustomerEmail, u.f.Reporter, u.f.DedupKey} {
+				cols[c] = append(cols[c], v)
 			}
-			if _, err := tx.Exec(ctx, `UPDATE records SET title = $3, description_html = $4, description = $5,
-				search_text = $6, customer_email = $7, reporter = $8, dedup_key = $9,
-				contact_id = CASE WHEN $10 THEN '' ELSE contact_id END, updated_at = `+txNow+`
-				WHERE workspace_id = $1 AND id = $2`, ws, u.id, u.f.Title, u.f.DescriptionHTML, u.f.Description,
-				u.f.SearchText, u.f.CustomerEmail, u.f.Reporter, dedup, u.credits); err != nil {
+			credits[i] = u.credits
+		}
+		if len(ups) > 0 {
+			if _, err := tx.Exec(ctx, `UPDATE records r SET title = v.title, description_html = v.html,
+				description = v.description, search_text = v.search, customer_email = v.email, reporter = v.reporter,
+				dedup_key = nullif(v.dedup, ''), contact_id = CASE WHEN v.credits THEN '' ELSE r.contact_id END,
+				updated_at = `+txNow+`
+				FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::bool[])
+					AS v(id, title, html, description, search, email, reporter, dedup, credits)
+				WHERE r.workspace_id = $1 AND r.id = v.id`, ws, cols[0], cols[1], cols[2], cols[3], cols[4], cols[5],
+				cols[6], cols[7], credits); err != nil {
 				return err
 			}
 		}
@@ -231,11 +245,13 @@ func scrubHanging(ctx context.Context, tx pgx.Tx, ws core.ID, sc *core.Scrubber,
 		for i, c := range t.cols {
 			set[i] = fmt.Sprintf("%s = $%d", c, i+3)
 		}
+		b := &pgx.Batch{}
 		for _, r := range ups {
-			if _, err := tx.Exec(ctx, `UPDATE `+t.table+` SET `+strings.Join(set, ", ")+` WHERE workspace_id = $1 AND id = $2`,
-				append([]any{ws, r.id}, r.vals...)...); err != nil {
-				return nil, err
-			}
+			b.Queue(`UPDATE `+t.table+` SET `+strings.Join(set, ", ")+` WHERE workspace_id = $1 AND id = $2`,
+				append([]any{ws, r.id}, r.vals...)...)
+		}
+		if err := tx.SendBatch(ctx, b).Close(); err != nil {
+			return nil, err
 		}
 	}
 	return touched, nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/feedbridge/feedbridge/core"
 )
@@ -22,6 +23,16 @@ type scrubbedTable struct {
 var scrubbedTables = []scrubbedTable{
 	{table: "insights", cols: []string{"summary", "quote"}},
 }
+
+// An erasure chunk holds the single writer for about eraseHold: the number of records in a chunk follows
+// how long the last one took, halved while it takes longer and doubled while it takes under a quarter of it,
+// so the writer is held about as long however slow the machine is at the moment.
+const (
+	eraseHold     = 25 * time.Millisecond
+	minEraseChunk = 10
+	maxEraseChunk = 1000
+	eraseGap      = 2 * time.Millisecond
+)
 
 // ForgetContact erases a customer from ws. Candidates are found by reads that hold no lock; each chunk of
 // core.EraseChunk of them is rewritten in its own short write, so other workspaces' writes wait for one
@@ -53,14 +64,30 @@ func (s *Store) ForgetContact(ctx context.Context, ws core.ID, e core.Erasure) (
 		if len(ids) == 0 {
 			break
 		}
+		chunk := core.EraseChunk
 		for len(ids) > 0 {
-			n := min(len(ids), core.EraseChunk)
-			changed, err := s.eraseChunk(ctx, ws, contactID, sc, secret, ids[:n])
+			n := min(len(ids), chunk)
+			changed, held, err := s.eraseChunk(ctx, ws, contactID, sc, secret, ids[:n])
 			if err != nil {
 				return out, err
 			}
 			out.Records += changed
 			ids = ids[n:]
+			switch {
+			case held > eraseHold && chunk > minEraseChunk:
+				chunk = max(chunk/2, minEraseChunk)
+			case held < eraseHold/4 && chunk < maxEraseChunk:
+				chunk = min(chunk*2, maxEraseChunk)
+			}
+			// Writes queued meanwhile get a transaction of their own before the next chunk is queued;
+			// queued together with it they would wait for it as well.
+			if len(ids) > 0 {
+				select {
+				case <-time.After(eraseGap):
+				case <-ctx.Done():
+					return out, fmt.Errorf("sqlite: forget contact: %w", ctx.Err())
+				}
+			}
 		}
 	}
 	if contactID == "" {
@@ -128,10 +155,15 @@ func (s *Store) eraseCandidates(ctx context.Context, ws core.ID, contactID strin
 }
 
 // eraseChunk rewrites the records ids of ws, and the rows hanging off them, in one write; it returns how
-// many records changed.
-func (s *Store) eraseChunk(ctx context.Context, ws core.ID, contactID string, sc *core.Scrubber, secret []byte, ids []core.ID) (int, error) {
-	var changed int
+// many records changed and how long it held the writer.
+func (s *Store) eraseChunk(ctx context.Context, ws core.ID, contactID string, sc *core.Scrubber, secret []byte, ids []core.ID) (int, time.Duration, error) {
+	var (
+		changed int
+		held    time.Duration
+	)
 	err := s.write(ctx, "forget contact", func(tx *wtx) error {
+		began := time.Now()
+		defer func() { held = time.Since(began) }()
 		changed = 0
 		args := []any{ws}
 		for _, id := range ids {
@@ -142,10 +174,11 @@ func (s *Store) eraseChunk(ctx context.Context, ws core.ID, contactID string, sc
 		if err != nil {
 			return err
 		}
+		// The unary + keeps the planner on the id index: by workspace it would read all of its records.
 		rows, err := tx.QueryContext(tx.ctx, `SELECT seq, id, title, description_html, description, search_text,
 			customer_email, coalesce(contact_id, ''), reporter, coalesce(dedup_key, ''),
 			EXISTS (SELECT 1 FROM records_fts_pending p WHERE p.seq = records.seq)
-			FROM records WHERE workspace_id = ? AND id IN (`+in+`)`, args...)
+			FROM records WHERE id IN (`+in+`) AND +workspace_id = ?`, append(args[1:], ws)...)
 		if err != nil {
 			return err
 		}
@@ -180,30 +213,51 @@ func (s *Store) eraseChunk(ctx context.Context, ws core.ID, contactID string, sc
 			return err
 		}
 		now := s.nowMS()
+		// The index holds the old texts of records no longer queued: the chunk replaces them with the new
+		// ones, in one statement each way (FTS5 flushes at every statement, so one per record made the chunk
+		// slow). Queueing the new entries instead would leave the indexer one long drain of all of them,
+		// which other writes would wait for. A record still queued gets its new text when it is drained.
+		var stale, fresh []any
 		for _, u := range ups {
 			if u.f.SearchText != u.old.SearchText && !u.pending {
-				// The index holds the old text; the queue gives the record its new entry (indexer.go).
-				if _, err := tx.ExecContext(tx.ctx, `INSERT INTO records_fts(records_fts, rowid, search_text) VALUES ('delete', ?, ?)`,
-					u.seq, u.old.SearchText); err != nil {
-					return err
-				}
-				tx.index(u.seq)
+				stale = append(stale, u.seq, u.old.SearchText)
+				fresh = append(fresh, u.seq, u.f.SearchText)
 			}
-			if _, err := tx.ExecContext(tx.ctx, `UPDATE records SET title = ?, description_html = ?, description = ?,
-				search_text = ?, customer_email = ?, reporter = ?, dedup_key = nullif(?, ''),
-				contact_id = CASE WHEN ? THEN NULL ELSE contact_id END, updated_at = ? WHERE seq = ?`,
-				u.f.Title, u.f.DescriptionHTML, u.f.Description, u.f.SearchText, u.f.CustomerEmail, u.f.Reporter,
-				u.f.DedupKey, u.credits, now, u.seq); err != nil {
+		}
+		if len(stale) > 0 {
+			rows := len(stale) / 2
+			if _, err := tx.ExecContext(tx.ctx, `INSERT INTO records_fts(records_fts, rowid, search_text) VALUES `+
+				strings.TrimSuffix(strings.Repeat("('delete', ?, ?), ", rows), ", "), stale...); err != nil {
 				return err
 			}
-			changed++
+			if _, err := tx.ExecContext(tx.ctx, `INSERT INTO records_fts(rowid, search_text) VALUES `+placeholders(rows, 2), fresh...); err != nil {
+				return err
+			}
 		}
+		if len(ups) == 0 {
+			return nil
+		}
+		// One statement for the chunk: a statement per record cost more than the rows' own writes.
+		vals := make([]any, 0, 9*len(ups))
+		for _, u := range ups {
+			vals = append(vals, u.seq, u.f.Title, u.f.DescriptionHTML, u.f.Description, u.f.SearchText, u.f.CustomerEmail,
+				u.f.Reporter, u.f.DedupKey, u.credits)
+		}
+		if _, err := tx.ExecContext(tx.ctx, `WITH v(seq, title, html, description, search, email, reporter, dedup, credits) AS
+			(VALUES `+placeholders(len(ups), 9)+`)
+			UPDATE records SET title = v.title, description_html = v.html, description = v.description,
+				search_text = v.search, customer_email = v.email, reporter = v.reporter, dedup_key = nullif(v.dedup, ''),
+				contact_id = CASE WHEN v.credits THEN NULL ELSE records.contact_id END, updated_at = ?
+			FROM v WHERE records.seq = v.seq`, append(vals, now)...); err != nil {
+			return err
+		}
+		changed += len(ups)
 		return nil
 	})
 	if err != nil {
-		return 0, fmt.Errorf("sqlite: forget contact: %w", err)
+		return 0, 0, fmt.Errorf("sqlite: forget contact: %w", err)
 	}
-	return changed, nil
+	return changed, held, nil
 }
 
 // scrubHanging scrubs the rows of scrubbedTables that hang off the records in (placeholders over args:

@@ -38,6 +38,7 @@ func Run(t *testing.T, open func(t *testing.T) core.Store) {
 		{"Races", raceTests}, // races_extra.go and text_extra.go: cases found while building the PostgreSQL store
 		{"Text", textTests},
 		{"Erasure", erasureTests},
+		{"ErasureScale", erasureScaleTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
