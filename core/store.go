@@ -113,6 +113,10 @@ type Store interface {
 	// PutCompany creates a company or renames the one with that domain.
 	PutCompany(ctx context.Context, ws ID, c Company) (Company, error)
 	Companies(ctx context.Context, ws ID) ([]Company, error)
+	// CompanyList returns at most q.Limit companies of ws after q.After, by FeedbackCount descending, then
+	// id; Company one of them (ErrNotFound otherwise).
+	CompanyList(ctx context.Context, ws ID, q CompanyQuery) ([]Company, error)
+	Company(ctx context.Context, ws ID, id ID) (Company, error)
 
 	// Records. CreateRecord returns created=false with the earlier record for a repeated DedupKey or a
 	// replayed idempotency key; unknown tag, product or assignee ids give *ValidationError naming the id.

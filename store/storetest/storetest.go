@@ -39,6 +39,7 @@ func Run(t *testing.T, open func(t *testing.T) core.Store) {
 		{"Text", textTests},
 		{"Erasure", erasureTests},
 		{"ErasureScale", erasureScaleTests},
+		{"Companies", companyTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
