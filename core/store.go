@@ -34,6 +34,8 @@ type NewRecord struct {
 	EnqueueInsight bool
 	Idempotency    *Idempotency
 	Checkpoint     *Checkpoint
+	// ImportRun is the CSV import run that wrote the record (bulk path only), so that it can be undone.
+	ImportRun ID
 }
 
 // ContactRef names the customer of a record. The store matches the contact by EmailKey (lower-cased
@@ -145,6 +147,10 @@ type Store interface {
 	PutImportRun(ctx context.Context, run ImportRun) error      // insert or update by id
 	ImportRuns(ctx context.Context, ws ID) ([]ImportRun, error) // newest first
 	ImportRun(ctx context.Context, ws ID, id ID) (ImportRun, error)
+	// UndoImport deletes, in transactions of UndoChunk records, the records of the run (of whichever
+	// workspace it is) whose updatedAt is not after the run finished, and lists the others with
+	// KeptChanged. A run still running is ErrConflict, an unknown one ErrNotFound.
+	UndoImport(ctx context.Context, run ID) (UndoResult, error)
 
 	// Insight queue. Claim leases up to n due jobs (queued, or running with an expired lease) to worker.
 	ClaimInsightJobs(ctx context.Context, worker string, n int, lease time.Duration) ([]InsightJob, error)

@@ -40,6 +40,7 @@ func Run(t *testing.T, open func(t *testing.T) core.Store) {
 		{"Erasure", erasureTests},
 		{"ErasureScale", erasureScaleTests},
 		{"Companies", companyTests},
+		{"Undo", undoTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -65,3 +65,10 @@ CREATE TRIGGER records_count_delete AFTER DELETE ON records REFERENCING OLD TABL
     FOR EACH STATEMENT EXECUTE FUNCTION records_count_delete();
 CREATE TRIGGER records_count_update AFTER UPDATE ON records REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
     FOR EACH STATEMENT EXECUTE FUNCTION records_count_update();
+
+-- The CSV import run that wrote a record, so that "import undo" finds the run's records (NULL otherwise).
+ALTER TABLE records ADD COLUMN import_run_id text;
+CREATE INDEX records_import_run ON records (workspace_id, import_run_id) WHERE import_run_id IS NOT NULL;
+
+-- Deleting a record (import undo) deletes its insight jobs, found by record.
+CREATE INDEX insight_jobs_record ON insight_jobs (record_id);

@@ -41,3 +41,13 @@ WHEN old.company_id IS NOT new.company_id BEGIN
     UPDATE companies SET feedback_count = feedback_count - 1 WHERE id = old.company_id;
     UPDATE companies SET feedback_count = feedback_count + 1 WHERE id = new.company_id;
 END;
+
+-- The CSV import run that wrote a record, so that "import undo" finds the run's records (NULL otherwise).
+ALTER TABLE records ADD COLUMN import_run_id TEXT;
+CREATE INDEX records_import_run ON records(import_run_id) WHERE import_run_id IS NOT NULL;
+
+-- Deleting a record (import undo) makes SQLite look for rows that still point at it; these indexes make that
+-- a lookup instead of a scan of each table.
+CREATE INDEX insight_jobs_record ON insight_jobs(record_id);
+CREATE INDEX insights_record_only ON insights(record_id);
+CREATE INDEX idempotency_keys_record ON idempotency_keys(record_id);
