@@ -118,15 +118,15 @@ type ahead struct {
 // A dedup key whose customer was erased is stored as erased, its keyed hash.
 func lookAhead(ctx context.Context, q querier, ws core.ID, nr core.NewRecord, erased string) (ahead, error) {
 	var (
-		ah          ahead
-		dedup       any
-		domain, key string
+		ah            ahead
+		dedup, hashed any
+		domain, key   string
 	)
 	if nr.DedupKey == "" && nr.Contact == nil {
 		return ah, nil
 	}
 	if nr.DedupKey != "" {
-		dedup = nr.DedupKey
+		dedup, hashed = nr.DedupKey, erased
 	}
 	if c := nr.Contact; c != nil {
 		domain, key = c.Domain, c.EmailKey
@@ -138,7 +138,7 @@ func lookAhead(ctx context.Context, q querier, ws core.ID, nr core.NewRecord, er
 		LEFT JOIN LATERAL (SELECT id FROM records WHERE workspace_id = $1 AND dedup_key IN ($2::text, $5::text) LIMIT 1) d ON true
 		LEFT JOIN companies co ON co.workspace_id = $1 AND co.domain = $3::text AND $3::text <> ''
 		LEFT JOIN contacts ct ON ct.workspace_id = $1 AND ct.email_key = $4::text AND $4::text <> ''`,
-		ws, dedup, domain, key, erased).Scan(&ah.dup, &ah.companyID, &ah.companyName, &ah.contactID, &ah.contactName, &ah.contactCompany)
+		ws, dedup, domain, key, hashed).Scan(&ah.dup, &ah.companyID, &ah.companyName, &ah.contactID, &ah.contactName, &ah.contactCompany)
 	return ah, err
 }
 
