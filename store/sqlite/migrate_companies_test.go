@@ -24,6 +24,7 @@ func TestCompanyCountMigration(t *testing.T) {
 			VALUES (?, ?, ?, 'Feedback', 't', 't', 'Triage', 'API', ?, ?, 0)`, 1<<48|int64(i), core.NewID(), ws, acme,
 			first.Add(time.Duration(i)*time.Hour).UnixMilli())
 	}
+	exec(`INSERT INTO records_fts_pending(seq) SELECT seq FROM records`) // as every write queues its records
 	db.Close()
 
 	before := time.Now().Add(-time.Second)
@@ -37,5 +38,21 @@ func TestCompanyCountMigration(t *testing.T) {
 	}
 	if cs[1].ID != globex || cs[1].FeedbackCount != 0 || cs[1].CreatedAt.Before(before) {
 		t.Errorf("globex after the migration: %+v", cs[1])
+	}
+	// From now on the triggers keep the count: an insert, a delete and a move to another company.
+	for _, q := range []string{
+		`INSERT INTO records(seq, id, workspace_id, type, title, search_text, status, source, company_id, created_at, updated_at)
+			VALUES (1 << 48 | 99, '` + string(core.NewID()) + `', '` + string(ws) + `', 'Feedback', 't', 't', 'Triage', 'API', '` + string(globex) + `', 0, 0)`,
+		`INSERT INTO records_fts_pending(seq) VALUES (1 << 48 | 99)`,
+		`DELETE FROM records WHERE seq = 1 << 48 | 0`,
+		`UPDATE records SET company_id = '` + string(globex) + `' WHERE company_id = '` + string(acme) + `'`,
+	} {
+		if _, err := st.w.ExecContext(t.Context(), q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs, err = st.CompanyList(t.Context(), ws, core.CompanyQuery{Limit: 10})
+	if err != nil || len(cs) != 2 || cs[0].ID != globex || cs[0].FeedbackCount != 3 || cs[1].FeedbackCount != 0 {
+		t.Fatalf("counts after an insert, a delete and a move: %+v, %v", cs, err)
 	}
 }
