@@ -35,8 +35,8 @@ const (
 )
 
 // ForgetContact erases a customer from ws. Candidates are found by reads that hold no lock; each chunk of
-// core.EraseChunk of them is rewritten in its own short write, so other workspaces' writes wait for one
-// chunk at most. A chunk re-reads its records and rewrites only what still quotes the customer, so a run
+// them (core.EraseChunk to begin with, then sized by eraseHold) is rewritten in its own short write, so
+// other workspaces' writes wait for one chunk at most. A chunk re-reads its records and rewrites only what still quotes the customer, so a run
 // after an interruption picks up where the last one stopped. The contact row goes last: while it exists
 // the next run still knows the name to look for.
 func (s *Store) ForgetContact(ctx context.Context, ws core.ID, e core.Erasure) (core.Forgotten, error) {
