@@ -29,6 +29,9 @@ func (s *Server) routes() {
 	api("GET /api/imports", h.imports)
 	api("GET /api/imports/{id}", h.importRun())
 	api("GET /api/connectors", h.connectors)
+	api("GET /api/companies", h.companies)
+	api("GET /api/companies/{id}", h.company())
+	create("POST /api/contacts/forget", h.forgetContact)
 	s.mux.HandleFunc("GET /api/openapi.json", s.serveOpenAPI)
 
 	// Without these, GET on a create path would be read as GET /api/records/{id} with a malformed id

@@ -80,7 +80,7 @@ func (a *app) importCommand() *cobra.Command {
 			})
 		}}
 	runs.Flags().String("workspace", "", "workspace id (required)")
-	cmd.AddCommand(csvCmd, runs)
+	cmd.AddCommand(csvCmd, runs, a.undoCommand())
 	return cmd
 }
 

@@ -36,6 +36,8 @@ type NewRecord struct {
 	Checkpoint     *Checkpoint
 	// CreatedBy is who created the record; the history's "created" entry is read from it.
 	CreatedBy Actor
+	// ImportRun is the CSV import run that wrote the record (bulk path only), so that it can be undone.
+	ImportRun ID
 }
 
 // ContactRef names the customer of a record. The store matches the contact by EmailKey (lower-cased
@@ -131,6 +133,10 @@ type Store interface {
 	// PutCompany creates a company or renames the one with that domain.
 	PutCompany(ctx context.Context, ws ID, c Company) (Company, error)
 	Companies(ctx context.Context, ws ID) ([]Company, error)
+	// CompanyList returns at most q.Limit companies of ws after q.After, by FeedbackCount descending, then
+	// id; Company one of them (ErrNotFound otherwise).
+	CompanyList(ctx context.Context, ws ID, q CompanyQuery) ([]Company, error)
+	Company(ctx context.Context, ws ID, id ID) (Company, error)
 
 	// Records. CreateRecord returns created=false with the earlier record for a repeated DedupKey or a
 	// replayed idempotency key; unknown tag, product or assignee ids give *ValidationError naming the id.
@@ -143,6 +149,11 @@ type Store interface {
 	// order; an id of no record of ws is left out.
 	RecordsByID(ctx context.Context, ws ID, ids []ID) ([]Record, error)
 	Records(ctx context.Context, ws ID, q ListQuery) ([]Record, error)
+	// ForgetContact erases a customer from ws: the contact goes, records that credit the address lose it,
+	// every text that quotes the address or the contact's name says Removed instead, and dedup keys of
+	// those records become their ErasedDedupKey. It works in transactions of EraseChunk records, and run
+	// again after an interruption it finishes the job. No record is deleted.
+	ForgetContact(ctx context.Context, ws ID, e Erasure) (Forgotten, error)
 
 	// Records that move.
 	RecordMoves
@@ -157,6 +168,10 @@ type Store interface {
 	PutImportRun(ctx context.Context, run ImportRun) error      // insert or update by id
 	ImportRuns(ctx context.Context, ws ID) ([]ImportRun, error) // newest first
 	ImportRun(ctx context.Context, ws ID, id ID) (ImportRun, error)
+	// UndoImport deletes, in transactions of UndoChunk records, the records of the run (of whichever
+	// workspace it is) whose updatedAt is not after the run finished, and lists the others with
+	// KeptChanged. A run still running is ErrConflict, an unknown one ErrNotFound.
+	UndoImport(ctx context.Context, run ID) (UndoResult, error)
 
 	// Insight queue. Claim leases up to n due jobs (queued, or running with an expired lease) to worker.
 	ClaimInsightJobs(ctx context.Context, worker string, n int, lease time.Duration) ([]InsightJob, error)

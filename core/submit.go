@@ -42,6 +42,7 @@ type Submission struct {
 	DedupKey           string
 	Idempotency        *Idempotency
 	Checkpoint         *Checkpoint
+	ImportRun          ID // the CSV import run writing it
 }
 
 // Result is a created (or replayed) record.
@@ -160,6 +161,7 @@ func (s *Service) prepare(sub Submission) (NewRecord, error) {
 		Release: release, Timeframe: timeframe,
 		Source: s.sources.Normalize(sub.Source, sub.DefaultSource), DedupKey: sub.DedupKey,
 		CountIdea: sub.CountsAgainstLimit, Idempotency: sub.Idempotency, Checkpoint: sub.Checkpoint,
+		ImportRun: sub.ImportRun,
 	}
 	if err := checkIDs(&nr, sub); err != nil {
 		return NewRecord{}, err

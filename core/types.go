@@ -146,6 +146,10 @@ type Company struct {
 	ID     ID
 	Name   string
 	Domain string
+	// FeedbackCount is how many records credit the company; CreatedAt is when it was first seen. Both are
+	// kept by the store: a company written with PutCompany ignores them.
+	FeedbackCount int
+	CreatedAt     time.Time
 }
 
 // ImportRun is one CSV import, scheduled or from the CLI.

@@ -172,6 +172,7 @@ func (im *importer) submission(f Fields) core.Submission {
 		Release:       f.Release,
 		Timeframe:     f.Timeframe,
 		DedupKey:      dedupKey(im.opts.Connector, f),
+		ImportRun:     im.run.ID,
 	}
 }
 

@@ -29,13 +29,29 @@ func (s *Store) CreateRecords(ctx context.Context, ws core.ID, rs []core.NewReco
 		return []core.BulkResult{}, nil
 	}
 	look := s.known.lookFirst(ws)
+	// Keys whose customer was erased are stored as their keyed hashes; those are always looked up.
+	erased := map[string]string{}
+	for _, r := range rs {
+		if r.DedupKey != "" {
+			k, err := s.erasedKey(ctx, ws, r.DedupKey)
+			if err != nil {
+				return nil, err
+			}
+			erased[k] = r.DedupKey
+		}
+	}
 	for races := 0; ; {
 		b := newBulk(s.known, ws, rs)
+		b.erased = erased
 		var out []core.BulkResult
 		err := s.inTx(ctx, "create records", func(tx pgx.Tx) (err error) {
 			out, err = b.write(ctx, tx, ws, look)
 			return err
 		})
+		if errors.Is(err, errStaleContacts) && races < 3 {
+			races++
+			continue
+		}
 		if errors.Is(err, errDedupRace) && races < 3 {
 			if look {
 				races++
@@ -60,6 +76,10 @@ type bulk struct {
 	found     found
 	resolved  map[string]knownContact // the contacts sent, as the database has them
 	dupsMet   bool
+	known     *known
+	erased    map[string]string // erased form of a dedup key → the key
+	epoch     int64             // the contacts epoch of the remembered contacts the batch used
+	usedKnown bool              // a contact id came from memory
 }
 
 // found holds ids by domain, by address key and by dedup key, and the transaction's time.
@@ -74,7 +94,7 @@ type found struct {
 // row of a domain names a new company; a new contact takes the address and name of the first row that gives
 // a name, else of the first row, as CreateRecord would resolve them one by one.
 func newBulk(k *known, ws core.ID, rs []core.NewRecord) *bulk {
-	b := &bulk{rs: rs, resolved: map[string]knownContact{}, found: found{
+	b := &bulk{rs: rs, resolved: map[string]knownContact{}, known: k, epoch: k.currentEpoch(), found: found{
 		companies: map[string]core.ID{}, contacts: map[string]core.ID{}, records: map[string]core.ID{}}}
 	queued := map[string]int{}
 	for _, r := range rs {
@@ -100,6 +120,7 @@ func newBulk(k *known, ws core.ID, rs []core.NewRecord) *bulk {
 		}
 		if id, ok := k.contact(ws, c); ok {
 			b.found.contacts[c.EmailKey] = id
+			b.usedKnown = true
 			continue
 		}
 		queued[c.EmailKey] = len(b.contacts.ids)
@@ -147,7 +168,7 @@ func (b *bulk) write(ctx context.Context, tx pgx.Tx, ws core.ID, look bool) ([]c
 		records = append(records, []any{string(ws), string(r.ID), string(r.Type), r.Title, r.DescriptionHTML,
 			r.Description, r.SearchText, r.Status, r.Source, string(r.AssigneeID), string(r.ProductID),
 			fromIDs(r.TagIDs), string(contactID), string(companyID), email, r.Reporter, r.Release, r.Timeframe, dedup, ms(r.CreatedAt),
-			ms(r.UpdatedAt), createdBy(r)})
+			ms(r.UpdatedAt), createdBy(r), importRun(r.ImportRun)})
 		if r.EnqueueInsight {
 			jobs = append(jobs, []any{string(core.NewID()), string(ws), string(r.ID), "queued",
 				int32(core.DefaultJobAttempts), f.now, f.now, f.now})
@@ -174,7 +195,7 @@ func (b *bulk) write(ctx context.Context, tx pgx.Tx, ws core.ID, look bool) ([]c
 var (
 	recordCols = []string{"workspace_id", "id", "type", "title", "description_html", "description", "search_text",
 		"status", "source", "assignee_id", "product_id", "tag_ids", "contact_id", "company_id", "customer_email",
-		"reporter", "release", "timeframe", "dedup_key", "created_at", "updated_at", "created_by"}
+		"reporter", "release", "timeframe", "dedup_key", "created_at", "updated_at", "created_by", "import_run_id"}
 	newJobCols = []string{"id", "workspace_id", "record_id", "state", "max_attempts", "run_at", "created_at", "updated_at"}
 )
 
@@ -217,12 +238,38 @@ func (b *bulk) resolve(ctx context.Context, tx pgx.Tx, ws core.ID, look bool) er
 		queueIDs(batch, f.records, `SELECT dedup_key, id FROM records WHERE workspace_id = $1 AND dedup_key = ANY($2::text[])`,
 			ws, keys)
 	}
+	if len(b.erased) > 0 {
+		keys := make([]string, 0, len(b.erased))
+		for k := range b.erased {
+			keys = append(keys, k)
+		}
+		batch.Queue(`SELECT dedup_key, id FROM records WHERE workspace_id = $1 AND dedup_key = ANY($2::text[])`, ws, keys).
+			Query(func(rows pgx.Rows) error {
+				var (
+					key string
+					id  core.ID
+				)
+				_, err := pgx.ForEachRow(rows, []any{&key, &id}, func() error { f.records[b.erased[key]] = id; return nil })
+				return err
+			})
+	}
+	var epoch int64
+	batch.Queue(`SELECT n FROM store_epochs WHERE name = 'contacts'`).QueryRow(func(row pgx.Row) error { return row.Scan(&epoch) })
 	for _, c := range lastCheckpoints(b.rs) {
 		batch.Queue(`INSERT INTO checkpoints (workspace_id, name, value, updated_at) VALUES ($1, $2, $3, `+txNow+`)
 			ON CONFLICT (workspace_id, name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
 			ws, c.Name, c.Value)
 	}
-	return tx.SendBatch(ctx, batch).Close()
+	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+		return err
+	}
+	if epoch != b.epoch {
+		b.known.sync(epoch)
+		if b.usedKnown {
+			return errStaleContacts
+		}
+	}
+	return nil
 }
 
 // queueIDs queues a query of (key, id) rows whose answer fills into.

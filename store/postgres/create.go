@@ -33,7 +33,11 @@ func (s *Store) CreateRecord(ctx context.Context, ws core.ID, nr core.NewRecord)
 }
 
 func (s *Store) createRecord(ctx context.Context, ws core.ID, nr core.NewRecord) (core.Record, core.ID, error) {
-	ah, err := lookAhead(ctx, s.pool, ws, nr)
+	erased, err := s.erasedKey(ctx, ws, nr.DedupKey)
+	if err != nil {
+		return core.Record{}, "", err
+	}
+	ah, err := lookAhead(ctx, s.pool, ws, nr, erased)
 	if err != nil {
 		return core.Record{}, "", fail("create record", err)
 	}

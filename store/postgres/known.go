@@ -9,8 +9,8 @@ import (
 // known remembers, across bulk writes, the companies and contacts they resolved, so that a long import
 // whose rows keep naming the same customers stops sending them to the database. It may hold only facts
 // that never change once committed: a company's id for its domain, and a contact's id for its address key
-// with whether it has a name and a company (a contact only ever gains those, as contacts and companies are
-// never deleted or renamed). Entries are added after their transaction commits.
+// with whether it has a name and a company (a contact only ever gains those, and is deleted only by an
+// erasure, which moves the store's contacts epoch). Entries are added after their transaction commits.
 type known struct {
 	mu        sync.Mutex
 	companies map[wsKey]core.ID
@@ -18,6 +18,8 @@ type known struct {
 	// dupsMet holds the workspaces whose last bulk write met a stored dedup key: their next write looks its
 	// keys up first instead of trying the COPY and going back on a conflict.
 	dupsMet map[core.ID]bool
+	// epoch is the store's contacts epoch the contacts are true for: an erasure deletes contacts and moves it.
+	epoch int64
 }
 
 type wsKey struct {
@@ -94,4 +96,22 @@ func (k *known) setDupsMet(ws core.ID, met bool) {
 		clear(k.dupsMet)
 	}
 	k.dupsMet[ws] = true
+}
+
+func (k *known) currentEpoch() int64 {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.epoch
+}
+
+// sync drops the contacts when the store's contacts epoch has moved, and reports whether it had.
+func (k *known) sync(epoch int64) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if epoch == k.epoch {
+		return false
+	}
+	clear(k.contacts)
+	k.epoch = epoch
+	return true
 }

@@ -106,21 +106,24 @@ func (s *Store) Users(ctx context.Context, ws core.ID) ([]core.User, error) {
 
 // PutCompany creates the company of a domain, or renames the one that exists; it returns the stored row.
 func (s *Store) PutCompany(ctx context.Context, ws core.ID, c core.Company) (core.Company, error) {
-	var out core.Company
-	err := s.pool.QueryRow(ctx, `
+	rows, err := s.pool.Query(ctx, `
 		INSERT INTO companies (workspace_id, id, name, domain) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (workspace_id, domain) DO UPDATE SET name = excluded.name
-		RETURNING id, name, domain`, ws, c.ID, c.Name, c.Domain).Scan(&out.ID, &out.Name, &out.Domain)
+		RETURNING `+companyCols, ws, c.ID, c.Name, c.Domain)
+	if err != nil {
+		return core.Company{}, fail("put company", err)
+	}
+	out, err := pgx.CollectExactlyOneRow(rows, scanCompany)
 	return out, fail("put company", err)
 }
 
 // Companies lists a workspace's companies sorted by name, case-insensitively.
 func (s *Store) Companies(ctx context.Context, ws core.ID) ([]core.Company, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, name, domain FROM companies WHERE workspace_id = $1`, ws)
+	rows, err := s.pool.Query(ctx, `SELECT `+companyCols+` FROM companies WHERE workspace_id = $1`, ws)
 	if err != nil {
 		return nil, fail("companies", err)
 	}
-	out, err := pgx.CollectRows(rows, pgx.RowToStructByPos[core.Company])
+	out, err := pgx.CollectRows(rows, scanCompany)
 	if err != nil {
 		return nil, fail("companies", err)
 	}

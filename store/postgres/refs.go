@@ -115,17 +115,18 @@ type ahead struct {
 }
 
 // lookAhead reads the record's dedup key, contact and company, or nothing when it has neither.
-func lookAhead(ctx context.Context, q querier, ws core.ID, nr core.NewRecord) (ahead, error) {
+// A dedup key whose customer was erased is stored as erased, its keyed hash.
+func lookAhead(ctx context.Context, q querier, ws core.ID, nr core.NewRecord, erased string) (ahead, error) {
 	var (
-		ah          ahead
-		dedup       any
-		domain, key string
+		ah            ahead
+		dedup, hashed any
+		domain, key   string
 	)
 	if nr.DedupKey == "" && nr.Contact == nil {
 		return ah, nil
 	}
 	if nr.DedupKey != "" {
-		dedup = nr.DedupKey
+		dedup, hashed = nr.DedupKey, erased
 	}
 	if c := nr.Contact; c != nil {
 		domain, key = c.Domain, c.EmailKey
@@ -134,10 +135,10 @@ func lookAhead(ctx context.Context, q querier, ws core.ID, nr core.NewRecord) (a
 		SELECT coalesce(d.id, ''), coalesce(co.id, ''), coalesce(co.name, ''), coalesce(ct.id, ''),
 		       coalesce(ct.name, ''), coalesce(ct.company_id, '')
 		FROM (SELECT 1) AS one
-		LEFT JOIN records d ON d.workspace_id = $1 AND d.dedup_key = $2::text
+		LEFT JOIN LATERAL (SELECT id FROM records WHERE workspace_id = $1 AND dedup_key IN ($2::text, $5::text) LIMIT 1) d ON true
 		LEFT JOIN companies co ON co.workspace_id = $1 AND co.domain = $3::text AND $3::text <> ''
 		LEFT JOIN contacts ct ON ct.workspace_id = $1 AND ct.email_key = $4::text AND $4::text <> ''`,
-		ws, dedup, domain, key).Scan(&ah.dup, &ah.companyID, &ah.companyName, &ah.contactID, &ah.contactName, &ah.contactCompany)
+		ws, dedup, domain, key, hashed).Scan(&ah.dup, &ah.companyID, &ah.companyName, &ah.contactID, &ah.contactName, &ah.contactCompany)
 	return ah, err
 }
 

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -28,6 +29,8 @@ type Store struct {
 	searches   *fairshare.Gate // one search at a time per workspace (query.go)
 	claimMu    sync.Mutex
 	claimAfter string // the workspace this replica's last insight-job claim ended on (claim.go)
+
+	erasure atomic.Pointer[[]byte] // the key of erased dedup keys, once read (erasekeys.go)
 }
 
 var _ core.Store = (*Store)(nil)

@@ -69,7 +69,7 @@ func ptr[T any](v T) *T { return &v }
 
 // existingDedupKeys maps the batch's dedup keys that are already stored to their records' ids.
 func (w *recordWriter) existingDedupKeys(rs []core.NewRecord) (map[string]core.ID, error) {
-	found := map[string]core.ID{}
+	found, back := map[string]core.ID{}, map[string]string{}
 	var keys []any
 	query := func() error {
 		if len(keys) == 0 {
@@ -89,6 +89,9 @@ func (w *recordWriter) existingDedupKeys(rs []core.NewRecord) (map[string]core.I
 			if err := rows.Scan(&k, &id); err != nil {
 				return err
 			}
+			if orig, ok := back[k]; ok {
+				k = orig
+			}
 			found[k] = id
 		}
 		keys = keys[:0]
@@ -98,7 +101,13 @@ func (w *recordWriter) existingDedupKeys(rs []core.NewRecord) (map[string]core.I
 		if nr.DedupKey == "" {
 			continue
 		}
-		if keys = append(keys, nr.DedupKey); len(keys) == 500 {
+		// A key whose customer was erased is stored as its keyed hash.
+		erased, err := w.erasedKey(nr.DedupKey)
+		if err != nil {
+			return nil, err
+		}
+		back[erased] = nr.DedupKey
+		if keys = append(keys, nr.DedupKey, erased); len(keys) >= 500 {
 			if err := query(); err != nil {
 				return nil, err
 			}

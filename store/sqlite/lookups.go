@@ -84,8 +84,9 @@ func (s *Store) PutCompany(ctx context.Context, ws core.ID, c core.Company) (cor
 			c.ID, ws, c.Name, core.Fold(c.Name), c.Domain); err != nil {
 			return err
 		}
-		return tx.QueryRowContext(ctx, `SELECT id, name, domain FROM companies WHERE workspace_id = ? AND domain = ?`, ws, c.Domain).
-			Scan(&c.ID, &c.Name, &c.Domain)
+		var err error
+		c, err = scanCompany(tx.QueryRowContext(ctx, `SELECT `+companyCols+` FROM companies WHERE workspace_id = ? AND domain = ?`, ws, c.Domain))
+		return err
 	})
 	if err != nil {
 		return core.Company{}, err
@@ -94,13 +95,10 @@ func (s *Store) PutCompany(ctx context.Context, ws core.ID, c core.Company) (cor
 }
 
 func (s *Store) Companies(ctx context.Context, ws core.ID) ([]core.Company, error) {
-	rows, err := s.rq.QueryContext(ctx, `SELECT id, name, domain FROM companies WHERE workspace_id = ? ORDER BY name_key, domain`, ws)
+	rows, err := s.rq.QueryContext(ctx, `SELECT `+companyCols+` FROM companies WHERE workspace_id = ? ORDER BY name_key, domain`, ws)
 	if err != nil {
 		return nil, s.fail("companies", err)
 	}
-	out, err := collect(rows, func(sc scanner) (core.Company, error) {
-		var c core.Company
-		return c, sc.Scan(&c.ID, &c.Name, &c.Domain)
-	})
+	out, err := collect(rows, scanCompany)
 	return out, s.fail("companies", err)
 }

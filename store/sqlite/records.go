@@ -117,8 +117,12 @@ func (w *recordWriter) idemNow(nr core.NewRecord) time.Time {
 }
 
 func (w *recordWriter) dedupHit(key string) (core.ID, error) {
+	erased, err := w.erasedKey(key)
+	if err != nil {
+		return "", err
+	}
 	var id core.ID
-	err := w.tx.QueryRowContext(w.ctx, `SELECT id FROM records WHERE workspace_id = ? AND dedup_key = ?`, w.ws, key).Scan(&id)
+	err = w.tx.QueryRowContext(w.ctx, `SELECT id FROM records WHERE workspace_id = ? AND dedup_key IN (?, ?)`, w.ws, key, erased).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}

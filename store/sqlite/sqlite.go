@@ -60,6 +60,8 @@ type Store struct {
 	nums         map[core.ID]int64 // workspace numbers (seq.go); they never change
 	commits      atomic.Int64      // transactions committed by the writer, for the benchmarks' writes/commit
 	grouped      atomic.Int64      // writes in them
+
+	erasure atomic.Pointer[[]byte] // the key of erased dedup keys, once read (erasekeys.go)
 }
 
 var _ core.Store = (*Store)(nil)

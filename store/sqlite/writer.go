@@ -21,6 +21,7 @@ type recordWriter struct {
 	contacts  map[string]contactRow
 	companies map[string]companyRow
 	nextSeq   map[int64]int64 // creation millisecond → next free seq
+	synced    bool            // the contacts epoch was compared in this transaction
 }
 
 type lookupKey struct {
@@ -115,6 +116,9 @@ func (w *recordWriter) contact(c *core.ContactRef) (contactRow, string, error) {
 	}
 	ct, ok := w.contacts[c.EmailKey]
 	if !ok {
+		if err := w.syncResolved(); err != nil {
+			return contactRow{}, "", err
+		}
 		ct, ok = w.s.resolved.contact(w.ws, c.EmailKey)
 	}
 	changed := !ok

@@ -77,7 +77,7 @@ var lookupTests = map[string]func(t *testing.T, f *fixture){
 		noErr(t, "put company", err)
 		renamed, err := f.st.PutCompany(f.ctx, a, core.Company{ID: core.NewID(), Name: "ACME Inc.", Domain: "acme.com"})
 		noErr(t, "rename company", err)
-		equal(t, "renamed company", renamed, core.Company{ID: c.ID, Name: "ACME Inc.", Domain: "acme.com"})
+		equal(t, "renamed company", renamed, core.Company{ID: c.ID, Name: "ACME Inc.", Domain: "acme.com", CreatedAt: c.CreatedAt})
 		cs, err := f.st.Companies(f.ctx, a)
 		noErr(t, "companies", err)
 		equal(t, "companies", cs, []core.Company{renamed})

@@ -41,6 +41,10 @@ func Run(t *testing.T, open func(t *testing.T) core.Store) {
 		{"Links", linkTests},
 		{"Merges", mergeTests},
 		{"MoveListing", moveListTests},
+		{"Erasure", erasureTests},
+		{"ErasureScale", erasureScaleTests},
+		{"Companies", companyTests},
+		{"Undo", undoTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

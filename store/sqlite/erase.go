@@ -1,0 +1,324 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/feedbridge/feedbridge/core"
+)
+
+// scrubbedTable is a table beside records whose text columns can quote a record's customer. It has an id
+// primary key, a workspace_id and a record_id.
+type scrubbedTable struct {
+	table string
+	key   string // the row's key column; "" for id
+	cols  []string
+}
+
+func (t scrubbedTable) keyCol() string {
+	if t.key == "" {
+		return "id"
+	}
+	return t.key
+}
+
+// scrubbedTables are scrubbed with the records they hang off: a new table that quotes record text (a
+// record history, say) is one more line here and in the PostgreSQL store's list.
+var scrubbedTables = []scrubbedTable{
+	{table: "insights", cols: []string{"summary", "quote"}},
+	{table: "record_history", key: "seq", cols: []string{"changes"}},
+}
+
+// An erasure chunk holds the single writer for about eraseHold: the number of records in a chunk follows
+// how long the last one took, halved while it takes longer and doubled while it takes under a quarter of it,
+// so the writer is held about as long however slow the machine is at the moment.
+const (
+	eraseHold     = 25 * time.Millisecond
+	minEraseChunk = 10
+	maxEraseChunk = 1000
+	eraseGap      = 2 * time.Millisecond
+)
+
+// ForgetContact erases a customer from ws. Candidates are found by reads that hold no lock; each chunk of
+// them (core.EraseChunk to begin with, then sized by eraseHold) is rewritten in its own short write, so
+// other workspaces' writes wait for one chunk at most. A chunk re-reads its records and rewrites only what still quotes the customer, so a run
+// after an interruption picks up where the last one stopped. The contact row goes last: while it exists
+// the next run still knows the name to look for.
+func (s *Store) ForgetContact(ctx context.Context, ws core.ID, e core.Erasure) (core.Forgotten, error) {
+	var out core.Forgotten
+	if _, err := s.Workspace(ctx, ws); err != nil {
+		return out, err
+	}
+	secret, err := s.StoreSecret(ctx, core.ErasureSecret)
+	if err != nil {
+		return out, err
+	}
+	var contactID, name string
+	err = s.rq.QueryRowContext(ctx, `SELECT id, name FROM contacts WHERE workspace_id = ? AND email_key = ?`, ws, e.EmailKey).
+		Scan(&contactID, &name)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return out, s.fail("forget contact", err)
+	}
+	sc := core.NewScrubber(e.EmailKey, name)
+	// The first pass looks for every mention; later ones only for records filed under the customer since.
+	for pass := 0; pass < 3; pass++ {
+		ids, err := s.eraseCandidates(ctx, ws, contactID, sc, pass > 0)
+		if err != nil {
+			return out, err
+		}
+		if len(ids) == 0 {
+			break
+		}
+		chunk := core.EraseChunk
+		for len(ids) > 0 {
+			n := min(len(ids), chunk)
+			changed, held, err := s.eraseChunk(ctx, ws, contactID, sc, secret, ids[:n])
+			if err != nil {
+				return out, err
+			}
+			out.Records += changed
+			ids = ids[n:]
+			switch {
+			case held > eraseHold && chunk > minEraseChunk:
+				chunk = max(chunk/2, minEraseChunk)
+			case held < eraseHold/4 && chunk < maxEraseChunk:
+				chunk = min(chunk*2, maxEraseChunk)
+			}
+			// Writes queued meanwhile get a transaction of their own before the next chunk is queued;
+			// queued together with it they would wait for it as well.
+			if len(ids) > 0 {
+				select {
+				case <-time.After(eraseGap):
+				case <-ctx.Done():
+					return out, fmt.Errorf("sqlite: forget contact: %w", ctx.Err())
+				}
+			}
+		}
+	}
+	if contactID == "" {
+		return out, nil
+	}
+	err = s.write(ctx, "forget contact", func(tx *wtx) error {
+		// A record filed under the contact after the last pass still points at it.
+		if _, err := tx.ExecContext(tx.ctx, `UPDATE records SET contact_id = NULL, customer_email = '' WHERE contact_id = ?`, contactID); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(tx.ctx, `DELETE FROM contacts WHERE workspace_id = ? AND id = ?`, ws, contactID)
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		out.Contacts = int(n)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(tx.ctx, `UPDATE store_epochs SET n = n + 1 WHERE name = 'contacts'`)
+		return err
+	})
+	return out, err
+}
+
+// eraseCandidates lists the records of ws that may quote the customer. The text tests are a coarse
+// filter (ASCII lower-casing); the chunk decides with the scrubber.
+func (s *Store) eraseCandidates(ctx context.Context, ws core.ID, contactID string, sc *core.Scrubber, filedOnly bool) ([]core.ID, error) {
+	needles := sc.Needles()
+	conds := []string{"contact_id = ?", "lower(customer_email) = ?"}
+	args := []any{ws, contactID, needles[0]}
+	if !filedOnly {
+		conds = append(conds, "instr(lower(dedup_key), ?) > 0")
+		args = append(args, needles[0])
+		for _, n := range needles {
+			conds = append(conds, "instr(search_text, ?) > 0", "instr(lower(description_html), ?) > 0", "instr(lower(reporter), ?) > 0")
+			args = append(args, core.Fold(n), n, n)
+		}
+		for _, t := range scrubbedTables {
+			var tc []string
+			args = append(args, ws)
+			for _, c := range t.cols {
+				for _, n := range needles {
+					tc = append(tc, "instr(lower("+c+"), ?) > 0")
+					args = append(args, n)
+				}
+			}
+			conds = append(conds, "id IN (SELECT record_id FROM "+t.table+" WHERE workspace_id = ? AND ("+strings.Join(tc, " OR ")+"))")
+		}
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT id FROM records WHERE workspace_id = ? AND (`+strings.Join(conds, " OR ")+`)`, args...)
+	if err != nil {
+		return nil, s.fail("forget contact", err)
+	}
+	defer rows.Close()
+	var ids []core.ID
+	for rows.Next() {
+		var id core.ID
+		if err := rows.Scan(&id); err != nil {
+			return nil, s.fail("forget contact", err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, s.fail("forget contact", rows.Err())
+}
+
+// eraseChunk rewrites the records ids of ws, and the rows hanging off them, in one write; it returns how
+// many records changed and how long it held the writer.
+func (s *Store) eraseChunk(ctx context.Context, ws core.ID, contactID string, sc *core.Scrubber, secret []byte, ids []core.ID) (int, time.Duration, error) {
+	var (
+		changed int
+		held    time.Duration
+	)
+	err := s.write(ctx, "forget contact", func(tx *wtx) error {
+		began := time.Now()
+		defer func() { held = time.Since(began) }()
+		changed = 0
+		args := []any{ws}
+		for _, id := range ids {
+			args = append(args, id)
+		}
+		in := strings.TrimSuffix(strings.Repeat("?, ", len(ids)), ", ")
+		touched, err := scrubHanging(tx, ws, sc, in, args)
+		if err != nil {
+			return err
+		}
+		// The unary + keeps the planner on the id index: by workspace it would read all of its records.
+		rows, err := tx.QueryContext(tx.ctx, `SELECT seq, id, title, description_html, description, search_text,
+			customer_email, coalesce(contact_id, ''), reporter, coalesce(dedup_key, ''),
+			EXISTS (SELECT 1 FROM records_fts_pending p WHERE p.seq = records.seq)
+			FROM records WHERE id IN (`+in+`) AND +workspace_id = ?`, append(args[1:], ws)...)
+		if err != nil {
+			return err
+		}
+		type update struct {
+			seq     int64
+			f, old  core.ErasedFields
+			credits bool
+			pending bool
+		}
+		var ups []update
+		for rows.Next() {
+			var (
+				u       update
+				id      core.ID
+				contact string
+			)
+			if err := rows.Scan(&u.seq, &id, &u.f.Title, &u.f.DescriptionHTML, &u.f.Description, &u.f.SearchText,
+				&u.f.CustomerEmail, &contact, &u.f.Reporter, &u.f.DedupKey, &u.pending); err != nil {
+				rows.Close()
+				return err
+			}
+			u.old = u.f
+			u.credits = contactID != "" && contact == contactID
+			if sc.Scrub(&u.f, u.credits, secret, ws) || u.credits {
+				ups = append(ups, u)
+			} else if touched[id] {
+				changed++
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		now := s.nowMS()
+		// The index holds the old texts of records no longer queued: the chunk replaces them with the new
+		// ones, in one statement each way (FTS5 flushes at every statement, so one per record made the chunk
+		// slow). Queueing the new entries instead would leave the indexer one long drain of all of them,
+		// which other writes would wait for. A record still queued gets its new text when it is drained.
+		var stale, fresh []any
+		for _, u := range ups {
+			if u.f.SearchText != u.old.SearchText && !u.pending {
+				stale = append(stale, u.seq, u.old.SearchText)
+				fresh = append(fresh, u.seq, u.f.SearchText)
+			}
+		}
+		if len(stale) > 0 {
+			rows := len(stale) / 2
+			if _, err := tx.ExecContext(tx.ctx, `INSERT INTO records_fts(records_fts, rowid, search_text) VALUES `+
+				strings.TrimSuffix(strings.Repeat("('delete', ?, ?), ", rows), ", "), stale...); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(tx.ctx, `INSERT INTO records_fts(rowid, search_text) VALUES `+placeholders(rows, 2), fresh...); err != nil {
+				return err
+			}
+		}
+		if len(ups) == 0 {
+			return nil
+		}
+		// One statement for the chunk: a statement per record cost more than the rows' own writes.
+		vals := make([]any, 0, 9*len(ups))
+		for _, u := range ups {
+			vals = append(vals, u.seq, u.f.Title, u.f.DescriptionHTML, u.f.Description, u.f.SearchText, u.f.CustomerEmail,
+				u.f.Reporter, u.f.DedupKey, u.credits)
+		}
+		if _, err := tx.ExecContext(tx.ctx, `WITH v(seq, title, html, description, search, email, reporter, dedup, credits) AS
+			(VALUES `+placeholders(len(ups), 9)+`)
+			UPDATE records SET title = v.title, description_html = v.html, description = v.description,
+				search_text = v.search, customer_email = v.email, reporter = v.reporter, dedup_key = nullif(v.dedup, ''),
+				contact_id = CASE WHEN v.credits THEN NULL ELSE records.contact_id END, updated_at = ?, version = records.version + 1
+			FROM v WHERE records.seq = v.seq`, append(vals, now)...); err != nil {
+			return err
+		}
+		changed += len(ups)
+		return nil
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("sqlite: forget contact: %w", err)
+	}
+	return changed, held, nil
+}
+
+// scrubHanging scrubs the rows of scrubbedTables that hang off the records in (placeholders over args:
+// the workspace, then the ids) and returns the records whose rows changed.
+func scrubHanging(tx *wtx, ws core.ID, sc *core.Scrubber, in string, args []any) (map[core.ID]bool, error) {
+	touched := map[core.ID]bool{}
+	for _, t := range scrubbedTables {
+		rows, err := tx.QueryContext(tx.ctx, `SELECT `+t.keyCol()+`, record_id, `+strings.Join(t.cols, ", ")+` FROM `+t.table+
+			` WHERE workspace_id = ? AND record_id IN (`+in+`)`, args...)
+		if err != nil {
+			return nil, err
+		}
+		type row struct {
+			id   string
+			vals []any
+		}
+		var ups []row
+		for rows.Next() {
+			var (
+				id, rec string
+				vals    = make([]string, len(t.cols))
+				dest    = []any{&id, &rec}
+			)
+			for i := range vals {
+				dest = append(dest, &vals[i])
+			}
+			if err := rows.Scan(dest...); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			r, diff := row{id: id}, false
+			for _, v := range vals {
+				nv := sc.Text(v)
+				diff = diff || nv != v
+				r.vals = append(r.vals, nv)
+			}
+			if diff {
+				ups = append(ups, r)
+				touched[core.ID(rec)] = true
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		set := strings.Join(t.cols, " = ?, ") + " = ?"
+		for _, r := range ups {
+			if _, err := tx.ExecContext(tx.ctx, `UPDATE `+t.table+` SET `+set+` WHERE workspace_id = ? AND `+t.keyCol()+` = ?`,
+				append(r.vals, ws, r.id)...); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return touched, nil
+}

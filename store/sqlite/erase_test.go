@@ -1,0 +1,102 @@
+package sqlite
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/feedbridge/feedbridge/core"
+)
+
+// TestForgetRewritesIndexedEntries erases a customer whose records are already in the full-text index (the
+// conformance suite's are still queued) and checks that the index holds nothing of the old text and stays
+// consistent with the records.
+func TestForgetRewritesIndexedEntries(t *testing.T) {
+	ctx := t.Context()
+	st := openT(t, filepath.Join(t.TempDir(), "fts.db"))
+	ws := core.Workspace{ID: core.NewID(), Name: "f", Plan: core.PlanBusiness, CreatedAt: time.Now()}
+	if err := st.CreateWorkspace(ctx, ws); err != nil {
+		t.Fatal(err)
+	}
+	indexed := contactRecord("zed@acme.com", "Zed Quux")
+	indexed.Title, indexed.SearchText = "Zed Quux asks", core.Fold("Zed Quux asks\n")
+	if _, _, err := st.CreateRecord(ctx, ws.ID, indexed); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.FlushIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	queued := contactRecord("zed@acme.com", "")
+	queued.Title, queued.SearchText = "zed quux again", core.Fold("zed quux again\n")
+	if _, _, err := st.CreateRecord(ctx, ws.ID, queued); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.ForgetContact(ctx, ws.ID, core.Erasure{Email: "zed@acme.com", EmailKey: "zed@acme.com"})
+	if err != nil || got != (core.Forgotten{Records: 2, Contacts: 1}) {
+		t.Fatalf("forget: %+v, %v", got, err)
+	}
+	for _, step := range []string{"before the drain", "after the drain"} {
+		t.Run(step, func(t *testing.T) {
+			var n int
+			if err := st.w.QueryRowContext(ctx, `SELECT count(*) FROM records_fts WHERE records_fts MATCH 'quu'`).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if n != 0 {
+				t.Fatalf("the index still finds the old text in %d entries", n)
+			}
+			if _, err := st.w.ExecContext(ctx, `INSERT INTO records_fts(records_fts) VALUES ('integrity-check')`); err != nil {
+				t.Fatalf("index out of step with the records: %v", err)
+			}
+			recs, err := st.Records(ctx, ws.ID, core.ListQuery{Type: core.RecordFeedback, Search: "removed", Limit: 10})
+			if err != nil || len(recs) != 2 {
+				t.Fatalf("search for the new text: %d records, %v", len(recs), err)
+			}
+		})
+		if err := st.FlushIndex(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestForgetByAnotherProcess erases a contact from a second store on the same file (the CLI beside the
+// daemon) after the first has remembered it: the first must not write the deleted contact's id again.
+// Before the contacts epoch, the next write of that customer failed on the foreign key.
+func TestForgetByAnotherProcess(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "two.db")
+	st := openT(t, path)
+	ws := core.Workspace{ID: core.NewID(), Name: "p", Plan: core.PlanBusiness, CreatedAt: time.Now()}
+	if err := st.CreateWorkspace(ctx, ws); err != nil {
+		t.Fatal(err)
+	}
+	for _, bulk := range []bool{false, true} {
+		write := func() (core.ID, error) {
+			nr := contactRecord("amy@acme.com", "Amy")
+			if bulk {
+				_, err := st.CreateRecords(ctx, ws.ID, []core.NewRecord{nr})
+				return nr.ID, err
+			}
+			rec, _, err := st.CreateRecord(ctx, ws.ID, nr)
+			return rec.ID, err
+		}
+		if _, err := write(); err != nil {
+			t.Fatal(err)
+		}
+		other, err := Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := other.ForgetContact(ctx, ws.ID, core.Erasure{Email: "amy@acme.com", EmailKey: "amy@acme.com"}); err != nil {
+			t.Fatal(err)
+		}
+		other.Close()
+		id, err := write()
+		if err != nil {
+			t.Fatalf("bulk %v: write after another process's erasure: %v", bulk, err)
+		}
+		rec, err := st.Record(ctx, ws.ID, id)
+		if err != nil || rec.ContactID == "" || rec.CustomerEmail != "amy@acme.com" {
+			t.Fatalf("bulk %v: record after erasure: %+v, %v", bulk, rec, err)
+		}
+	}
+}
