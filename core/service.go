@@ -19,6 +19,8 @@ type Options struct {
 	Observer    Observer
 	JobAttempts int     // insight job attempts before a job is kept as failed
 	Faults      *Faults // shared with the insight pool; nil: the service keeps its own
+	// Matcher ranks Ideas and Features for suggestions; nil: suggestions answer an error.
+	Matcher Matcher
 }
 
 // Service enforces every rule of the contract over a Store. It is safe for concurrent use.
@@ -31,6 +33,7 @@ type Service struct {
 	attempts  int
 	wsCache   sync.Map // ID → wsState, see writable
 	faults    *Faults
+	matcher   Matcher
 
 	keyMu        sync.Mutex
 	cursorSecret []byte // the store's cursor key, read on first use
@@ -39,7 +42,7 @@ type Service struct {
 // NewService wires a service to its store.
 func NewService(st Store, o Options) *Service {
 	s := &Service{store: st, companies: o.Companies, sanitizer: o.Sanitizer, now: o.Now, obs: o.Observer, attempts: o.JobAttempts,
-		faults: o.Faults}
+		faults: o.Faults, matcher: o.Matcher}
 	if s.faults == nil {
 		s.faults = &Faults{}
 	}

@@ -1,0 +1,134 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Matcher ranks the Ideas and Features of a workspace against a text. The suggest package implements it;
+// core only asks it for candidates and decides itself what may be shown.
+type Matcher interface {
+	Match(ctx context.Context, ws ID, q MatchQuery) ([]Match, error)
+}
+
+// MatchQuery is what a record asks of a Matcher. Themes are the record's insight themes, which may name
+// what the text only circles around.
+type MatchQuery struct {
+	Title  string
+	Text   string
+	Themes []string
+	Skip   ID // the asking record itself
+	Limit  int
+}
+
+// Match is one candidate: Score in 0…1, best first, and Reason naming what the texts share.
+type Match struct {
+	ID     ID
+	Score  float64
+	Reason string
+}
+
+// Suggestion is one answer of GET /records/{id}/suggestions.
+type Suggestion struct {
+	Record Record
+	Score  float64
+	Reason string
+}
+
+// Suggestion limits.
+const (
+	DefaultSuggestions = 5
+	MaxSuggestions     = 20
+)
+
+// Suggestions lists the Ideas and Features a Feedback most likely asks for, or that most likely duplicate an
+// Idea or Feature, best first. Other record types have none.
+func (s *Service) Suggestions(ctx context.Context, ws, id ID, limit string) ([]Suggestion, error) {
+	n := DefaultSuggestions
+	if limit != "" {
+		v, err := strconv.Atoi(limit)
+		if err != nil || v < 1 || v > MaxSuggestions {
+			return nil, invalid("limit", "invalid limit", "limit must be a whole number from 1 to %d.", MaxSuggestions)
+		}
+		n = v
+	}
+	rec, err := s.store.Record(ctx, ws, id)
+	if err != nil {
+		return nil, err
+	}
+	if rec.Type == RecordObjective {
+		return []Suggestion{}, nil
+	}
+	if s.matcher == nil {
+		return nil, fmt.Errorf("core: suggestions: no matcher configured")
+	}
+	q := MatchQuery{Title: rec.Title, Text: rec.Description, Skip: rec.ID, Limit: 2*n + 10}
+	if rec.Type == RecordFeedback {
+		ins, err := s.store.Insights(ctx, ws, rec.ID)
+		if err != nil {
+			return nil, fmt.Errorf("core: suggestions: insights: %w", err)
+		}
+		for _, in := range ins {
+			q.Themes = append(q.Themes, in.Themes...)
+		}
+	}
+	ms, err := s.matcher.Match(ctx, ws, q)
+	if err != nil {
+		return nil, fmt.Errorf("core: suggestions: %w", err)
+	}
+	// The index may be a moment behind the store; the candidates are read again so that what is shown is
+	// current, and a record deleted or merged since is left out.
+	ids := make([]ID, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID
+	}
+	recs, err := s.store.RecordsByID(ctx, ws, ids)
+	if err != nil {
+		return nil, fmt.Errorf("core: suggestions: read candidates: %w", err)
+	}
+	byID := make(map[ID]Record, len(recs))
+	for _, r := range recs {
+		byID[r.ID] = r
+	}
+	out := []Suggestion{}
+	for _, m := range ms {
+		c, ok := byID[m.ID]
+		if !ok || suggestionExcluded(rec, c) {
+			continue
+		}
+		out = append(out, Suggestion{Record: c, Score: m.Score, Reason: m.Reason})
+		if len(out) == n {
+			break
+		}
+	}
+	return out, nil
+}
+
+// suggestionExcluded says whether candidate c may not be suggested for target rec: itself, anything but an
+// Idea or Feature, and what is merged.
+//
+// LINKS-AND-MERGES: when Record gains Links and MergedInto, also leave out a candidate in rec.Links, a
+// candidate whose MergedInto is set, and (for duplicates) the record rec is merged into or that is merged
+// into rec. This is the one place that decides it.
+func suggestionExcluded(rec, c Record) bool {
+	if c.ID == rec.ID || (c.Type != RecordIdea && c.Type != RecordFeature) {
+		return true
+	}
+	return strings.EqualFold(c.Status, statusMerged)
+}
+
+// statusMerged is the status a merge sets; no record carries it until merges exist.
+const statusMerged = "Merged"
+
+// matcherChanged tells a matcher that keeps an index that a workspace's Ideas or Features changed, so that
+// its next answer on this replica includes the change.
+func (s *Service) matcherChanged(ws ID, t RecordType) {
+	if t != RecordIdea && t != RecordFeature {
+		return
+	}
+	if c, ok := s.matcher.(interface{ Changed(ws ID) }); ok {
+		c.Changed(ws)
+	}
+}
