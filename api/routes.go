@@ -15,6 +15,7 @@ func (s *Server) routes() {
 	api("GET /api/records", h.listRecords)
 	api("GET /api/records/{id}", h.record())
 	api("GET /api/records/{id}/insights", h.recordInsights())
+	api("GET /api/records/{id}/suggestions", h.suggestions)
 	api("GET /api/records/signals", h.signals)
 	api("GET /api/records/tags", h.tags)
 	api("GET /api/records/product", h.products)

@@ -29,6 +29,7 @@ import (
 	_ "github.com/feedbridge/feedbridge/connectors/all" // every connector kind
 	"github.com/feedbridge/feedbridge/core"
 	"github.com/feedbridge/feedbridge/store"
+	"github.com/feedbridge/feedbridge/suggest"
 )
 
 // Options are the flags of `serve` that are not configuration.
@@ -82,6 +83,7 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 		Companies: core.NewCompanyResolver(cfg.Companies.PersonalDomains.Add, cfg.Companies.PersonalDomains.Remove),
 		Observer:  obs,
 		Faults:    faults,
+		Matcher:   suggest.New(st, suggest.Options{}),
 	})
 
 	if opts.Demo {

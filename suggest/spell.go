@@ -6,8 +6,8 @@ import "sort"
 // swapped. Known words are those of the index and of the concept list. Candidates are found through
 // single-letter deletions (a word and a typo of it share a deletion), then confirmed by edit distance.
 type speller struct {
-	known   map[string]int   // surface word → occurrences
-	stems   map[string]bool  // stems of known words: an unknown inflection of a known word is no typo
+	known   map[string]int  // surface word → occurrences
+	stems   map[string]bool // stems of known words: an unknown inflection of a known word is no typo
 	deletes map[string][]string
 }
 

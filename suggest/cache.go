@@ -1,0 +1,247 @@
+package suggest
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/feedbridge/feedbridge/core"
+)
+
+// Source is where an Index reads a workspace's Ideas and Features; core.Store is one.
+type Source interface {
+	Records(ctx context.Context, ws core.ID, q core.ListQuery) ([]core.Record, error)
+}
+
+// Options tune an Index; zero values are the defaults.
+type Options struct {
+	// Refresh is how old a workspace's index may grow before a query first reads what changed since
+	// (default 2s). It bounds how long a record written through another replica stays unseen.
+	Refresh time.Duration
+	// Rebuild is how old an index may grow before it is read again from scratch (default 10 minutes),
+	// which drops what was deleted or merged; those are never shown before, as core reads every candidate
+	// again.
+	Rebuild time.Duration
+	// MaxWorkspaces bounds the indexes held; the least recently used goes first (default 100).
+	MaxWorkspaces int
+	// MaxText bounds the characters of a description that are indexed (default 4000): the start of a
+	// description says what it is about, and the bound keeps memory in proportion to the record count.
+	MaxText int
+	Now     func() time.Time
+}
+
+// overlap is how far back each incremental read reaches before the previous one started: a record
+// committed late, or stamped by a replica whose clock is behind, is still read.
+const overlap = time.Minute
+
+// pageSize is the page of each read from the store.
+const pageSize = 1000
+
+// Index holds one in-memory index per workspace, built from the store on first use and kept current by
+// reading the records updated since the last read. It implements core.Matcher and is safe for concurrent
+// use.
+type Index struct {
+	src Source
+	opt Options
+	lex *lexicon
+
+	mu sync.Mutex
+	ws map[core.ID]*wsIndex
+}
+
+var _ core.Matcher = (*Index)(nil)
+
+// wsIndex is one workspace's index. load admits one reader of the store at a time; mu guards the rest.
+type wsIndex struct {
+	load sync.Mutex
+
+	mu       sync.RWMutex
+	ix       *index
+	builtAt  time.Time
+	readAt   time.Time // when the last read of the store started
+	dirty    bool
+	lastUsed time.Time
+}
+
+// New makes an Index over src.
+func New(src Source, o Options) *Index {
+	if o.Refresh <= 0 {
+		o.Refresh = 2 * time.Second
+	}
+	if o.Rebuild <= 0 {
+		o.Rebuild = 10 * time.Minute
+	}
+	if o.MaxWorkspaces <= 0 {
+		o.MaxWorkspaces = 100
+	}
+	if o.MaxText <= 0 {
+		o.MaxText = 4000
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return &Index{src: src, opt: o, lex: defaultLexicon(), ws: map[core.ID]*wsIndex{}}
+}
+
+// Match ranks the workspace's Ideas and Features against q.
+func (x *Index) Match(ctx context.Context, ws core.ID, q core.MatchQuery) ([]core.Match, error) {
+	w := x.entry(ws)
+	if err := x.fresh(ctx, ws, w); err != nil {
+		return nil, err
+	}
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	return w.ix.match(q), nil
+}
+
+// Changed marks a workspace's index as behind the store, so that the next query on this replica reads
+// what changed first.
+func (x *Index) Changed(ws core.ID) {
+	x.mu.Lock()
+	w := x.ws[ws]
+	x.mu.Unlock()
+	if w != nil {
+		w.mu.Lock()
+		w.dirty = true
+		w.mu.Unlock()
+	}
+}
+
+func (x *Index) entry(ws core.ID) *wsIndex {
+	now := x.opt.Now()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	w := x.ws[ws]
+	if w == nil {
+		if len(x.ws) >= x.opt.MaxWorkspaces {
+			x.evict()
+		}
+		w = &wsIndex{}
+		x.ws[ws] = w
+	}
+	w.mu.Lock()
+	w.lastUsed = now
+	w.mu.Unlock()
+	return w
+}
+
+// evict drops the least recently used index. x.mu is held.
+func (x *Index) evict() {
+	var (
+		oldest core.ID
+		at     time.Time
+	)
+	for id, w := range x.ws {
+		w.mu.RLock()
+		used := w.lastUsed
+		w.mu.RUnlock()
+		if oldest == "" || used.Before(at) {
+			oldest, at = id, used
+		}
+	}
+	delete(x.ws, oldest)
+}
+
+// fresh builds the index on first use, and later brings it up to date when it is older than Refresh (or
+// marked changed) or rebuilds it when older than Rebuild. While one request reads the store, others
+// answer from the index as it is rather than wait; only the first build makes them wait.
+func (x *Index) fresh(ctx context.Context, ws core.ID, w *wsIndex) error {
+	now := x.opt.Now()
+	w.mu.RLock()
+	built := w.ix != nil
+	stale := w.dirty || now.Sub(w.readAt) >= x.opt.Refresh
+	old := built && (now.Sub(w.builtAt) >= x.opt.Rebuild || w.ix.deadShare() > 0.3)
+	w.mu.RUnlock()
+	if built && !stale && !old {
+		return nil
+	}
+	if built {
+		if !w.load.TryLock() {
+			return nil
+		}
+	} else {
+		w.load.Lock()
+	}
+	defer w.load.Unlock()
+	w.mu.RLock()
+	built = w.ix != nil
+	since := w.readAt.Add(-overlap)
+	w.mu.RUnlock()
+	if !built || old {
+		return x.build(ctx, ws, w)
+	}
+	return x.refresh(ctx, ws, w, since)
+}
+
+func (x *Index) build(ctx context.Context, ws core.ID, w *wsIndex) error {
+	start := x.opt.Now()
+	ix := newIndex(x.lex)
+	err := x.read(ctx, ws, time.Time{}, func(r core.Record) { x.put(ix, r) })
+	if err != nil {
+		return fmt.Errorf("suggest: build index: %w", err)
+	}
+	w.mu.Lock()
+	w.ix, w.builtAt, w.readAt, w.dirty = ix, start, start, false
+	w.mu.Unlock()
+	return nil
+}
+
+// refresh reads what changed since and applies it. Tokenizing happens under the write lock, but an
+// incremental read is a handful of records.
+func (x *Index) refresh(ctx context.Context, ws core.ID, w *wsIndex, since time.Time) error {
+	start := x.opt.Now()
+	w.mu.Lock()
+	w.dirty = false
+	w.mu.Unlock()
+	var recs []core.Record
+	if err := x.read(ctx, ws, since, func(r core.Record) { recs = append(recs, r) }); err != nil {
+		w.mu.Lock()
+		w.dirty = true
+		w.mu.Unlock()
+		return fmt.Errorf("suggest: refresh index: %w", err)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, r := range recs {
+		x.put(w.ix, r)
+	}
+	w.readAt = start
+	return nil
+}
+
+// put indexes one record, or drops it when it was merged away.
+func (x *Index) put(ix *index, r core.Record) {
+	if r.Status == "Merged" {
+		ix.remove(r.ID)
+		return
+	}
+	text := r.Description
+	if utf8.RuneCountInString(text) > x.opt.MaxText {
+		text = string([]rune(text)[:x.opt.MaxText])
+	}
+	ix.put(r.ID, r.UpdatedAt.UTC().Format(time.RFC3339Nano), r.Title, text)
+}
+
+// read pages through the workspace's Ideas and Features updated since (all when zero).
+func (x *Index) read(ctx context.Context, ws core.ID, since time.Time, fn func(core.Record)) error {
+	for _, t := range []core.RecordType{core.RecordIdea, core.RecordFeature} {
+		q := core.ListQuery{Type: t, UpdatedSince: since, Asc: true, Limit: pageSize}
+		for {
+			recs, err := x.src.Records(ctx, ws, q)
+			if err != nil {
+				return fmt.Errorf("read %s records: %w", t, err)
+			}
+			for _, r := range recs {
+				fn(r)
+			}
+			if len(recs) < pageSize {
+				break
+			}
+			last := recs[len(recs)-1]
+			q.After = &core.Cursor{CreatedAt: last.CreatedAt, ID: last.ID}
+		}
+	}
+	return nil
+}
