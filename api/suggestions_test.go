@@ -79,7 +79,7 @@ func TestSuggestions(t *testing.T) {
 					t.Errorf("reason %q does not name %q", items[0].Reason, c.reason)
 				}
 				// The record object is the one GET /records/{id} shows.
-				one := e.get("/api/records/" + string(c.want.ID)).want(t, 200).object(t)
+				one := e.get("/api/records/"+string(c.want.ID)).want(t, 200).object(t)
 				if !reflect.DeepEqual(items[0].Record, one) {
 					t.Errorf("record %v, want %v", items[0].Record, one)
 				}
@@ -118,7 +118,7 @@ func TestSuggestions(t *testing.T) {
 				{"?top=3", `unknown query parameter "top"`},
 			}
 			for _, b := range bad {
-				r := e.get("/api/records/" + string(fb.ID) + "/suggestions" + b.query).want(t, 400)
+				r := e.get("/api/records/"+string(fb.ID)+"/suggestions"+b.query).want(t, 400)
 				if code := r.errorCode(t); code != b.code {
 					t.Errorf("%s: error %q, want %q", b.query, code, b.code)
 				}
@@ -127,7 +127,7 @@ func TestSuggestions(t *testing.T) {
 
 		t.Run("ids", func(t *testing.T) {
 			e.get("/api/records/not-an-id/suggestions").want(t, 400)
-			e.get("/api/records/" + string(core.NewID()) + "/suggestions").want(t, 404)
+			e.get("/api/records/"+string(core.NewID())+"/suggestions").want(t, 404)
 			// Another workspace's record is as unknown as one that never existed.
 			r := e.do(req{method: "GET", path: "/api/records/" + string(dark.ID) + "/suggestions", key: e.otherKey}).want(t, 404)
 			if code := r.errorCode(t); code != "record not found" {
