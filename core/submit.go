@@ -75,7 +75,7 @@ func (s *Service) Submit(ctx context.Context, ws ID, sub Submission) (Result, er
 		s.obs.RecordCreated(rec.Source, rec.Type)
 	}
 	if created {
-		s.matcherChanged(ws, rec.Type)
+		s.matcherChanged(ws, rec)
 	}
 	return Result{Record: rec, Created: created}, nil
 }
@@ -111,9 +111,6 @@ func (s *Service) SubmitBatch(ctx context.Context, ws ID, subs []Submission) ([]
 		out[index[j]].ID, out[index[j]].Created = r.ID, r.Created
 		if r.Created && s.obs != nil {
 			s.obs.RecordCreated(valid[j].Source, valid[j].Type)
-		}
-		if r.Created {
-			s.matcherChanged(ws, valid[j].Type)
 		}
 	}
 	return out, nil

@@ -122,13 +122,14 @@ func suggestionExcluded(rec, c Record) bool {
 // statusMerged is the status a merge sets; no record carries it until merges exist.
 const statusMerged = "Merged"
 
-// matcherChanged tells a matcher that keeps an index that a workspace's Ideas or Features changed, so that
-// its next answer on this replica includes the change.
-func (s *Service) matcherChanged(ws ID, t RecordType) {
-	if t != RecordIdea && t != RecordFeature {
+// matcherChanged hands a created or edited Idea or Feature to a matcher that keeps an index, so that its
+// next answer on this replica includes it; other replicas see it after their matcher's refresh. A deleted or
+// merged record needs no call: Suggestions reads every candidate again and leaves those out.
+func (s *Service) matcherChanged(ws ID, r Record) {
+	if r.Type != RecordIdea && r.Type != RecordFeature {
 		return
 	}
-	if c, ok := s.matcher.(interface{ Changed(ws ID) }); ok {
-		c.Changed(ws)
+	if c, ok := s.matcher.(interface{ Changed(ws ID, r Record) }); ok {
+		c.Changed(ws, r)
 	}
 }

@@ -40,7 +40,7 @@ const overlap = time.Minute
 const pageSize = 1000
 
 // Index holds one in-memory index per workspace, built from the store on first use and kept current by
-// reading the records updated since the last read. It implements core.Matcher and is safe for concurrent
+// reading the records updated since the last read, and by Changed for what this replica writes. It implements core.Matcher and is safe for concurrent
 // use.
 type Index struct {
 	src Source
@@ -49,6 +49,7 @@ type Index struct {
 
 	mu sync.Mutex
 	ws map[core.ID]*wsIndex
+	bg sync.WaitGroup // background reads
 }
 
 var _ core.Matcher = (*Index)(nil)
@@ -96,16 +97,23 @@ func (x *Index) Match(ctx context.Context, ws core.ID, q core.MatchQuery) ([]cor
 	return w.ix.match(q), nil
 }
 
-// Changed marks a workspace's index as behind the store, so that the next query on this replica reads
-// what changed first.
-func (x *Index) Changed(ws core.ID) {
+// Changed indexes a record just created or edited through this replica, so that the next answer here
+// includes it without waiting for a refresh. A workspace not indexed yet is left alone: its first query
+// reads everything.
+func (x *Index) Changed(ws core.ID, r core.Record) {
+	if r.Type != core.RecordIdea && r.Type != core.RecordFeature {
+		return
+	}
 	x.mu.Lock()
 	w := x.ws[ws]
 	x.mu.Unlock()
-	if w != nil {
-		w.mu.Lock()
-		w.dirty = true
-		w.mu.Unlock()
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ix != nil {
+		x.put(w.ix, r)
 	}
 }
 
@@ -144,36 +152,55 @@ func (x *Index) evict() {
 	delete(x.ws, oldest)
 }
 
-// fresh builds the index on first use, and later brings it up to date when it is older than Refresh (or
-// marked changed) or rebuilds it when older than Rebuild. While one request reads the store, others
-// answer from the index as it is rather than wait; only the first build makes them wait.
+// backgroundTimeout bounds one background read of the store.
+const backgroundTimeout = time.Minute
+
+// fresh builds the index on first use; that request, and any that come meanwhile, wait for it. Later, an
+// index older than Refresh is brought up to date, or one older than Rebuild is rebuilt, in the background:
+// the request that notices answers from the index as it is, so no request pays for reading the store.
 func (x *Index) fresh(ctx context.Context, ws core.ID, w *wsIndex) error {
 	now := x.opt.Now()
 	w.mu.RLock()
 	built := w.ix != nil
-	stale := w.dirty || now.Sub(w.readAt) >= x.opt.Refresh
+	stale := now.Sub(w.readAt) >= x.opt.Refresh
 	old := built && (now.Sub(w.builtAt) >= x.opt.Rebuild || w.ix.deadShare() > 0.3)
-	w.mu.RUnlock()
-	if built && !stale && !old {
-		return nil
-	}
-	if built {
-		if !w.load.TryLock() {
-			return nil
-		}
-	} else {
-		w.load.Lock()
-	}
-	defer w.load.Unlock()
-	w.mu.RLock()
-	built = w.ix != nil
 	since := w.readAt.Add(-overlap)
 	w.mu.RUnlock()
-	if !built || old {
+	if !built {
+		w.load.Lock()
+		defer w.load.Unlock()
+		w.mu.RLock()
+		built = w.ix != nil
+		w.mu.RUnlock()
+		if built {
+			return nil
+		}
 		return x.build(ctx, ws, w)
 	}
-	return x.refresh(ctx, ws, w, since)
+	if !stale && !old {
+		return nil
+	}
+	if !w.load.TryLock() {
+		return nil // another request is reading already
+	}
+	x.bg.Add(1)
+	go func() {
+		defer x.bg.Done()
+		defer w.load.Unlock()
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), backgroundTimeout)
+		defer cancel()
+		// A failed read leaves readAt as it was, so the next request tries again.
+		if old {
+			_ = x.build(ctx, ws, w)
+		} else {
+			_ = x.refresh(ctx, ws, w, since)
+		}
+	}()
+	return nil
 }
+
+// wait returns when no background read is running (tests).
+func (x *Index) wait() { x.bg.Wait() }
 
 func (x *Index) build(ctx context.Context, ws core.ID, w *wsIndex) error {
 	start := x.opt.Now()
@@ -183,23 +210,16 @@ func (x *Index) build(ctx context.Context, ws core.ID, w *wsIndex) error {
 		return fmt.Errorf("suggest: build index: %w", err)
 	}
 	w.mu.Lock()
-	w.ix, w.builtAt, w.readAt, w.dirty = ix, start, start, false
+	w.ix, w.builtAt, w.readAt = ix, start, start
 	w.mu.Unlock()
 	return nil
 }
 
-// refresh reads what changed since and applies it. Tokenizing happens under the write lock, but an
-// incremental read is a handful of records.
+// refresh reads what changed since and applies it: records re-read unchanged cost a map lookup each.
 func (x *Index) refresh(ctx context.Context, ws core.ID, w *wsIndex, since time.Time) error {
 	start := x.opt.Now()
-	w.mu.Lock()
-	w.dirty = false
-	w.mu.Unlock()
 	var recs []core.Record
 	if err := x.read(ctx, ws, since, func(r core.Record) { recs = append(recs, r) }); err != nil {
-		w.mu.Lock()
-		w.dirty = true
-		w.mu.Unlock()
 		return fmt.Errorf("suggest: refresh index: %w", err)
 	}
 	w.mu.Lock()

@@ -130,27 +130,45 @@ func (ix *index) search(q query, limit int, skip core.ID) []core.Match {
 			scores[p.slot] += qw * idf * bm25TF(float64(p.tf), d.bag.length, avg)
 		}
 	}
-	var rs []result
-	for s, v := range scores {
-		if v > 0 && ix.docs[s].id != skip {
-			rs = append(rs, result{slot: s, score: v})
-		}
-	}
-	sort.Slice(rs, func(i, j int) bool {
-		if rs[i].score != rs[j].score {
-			return rs[i].score > rs[j].score
-		}
-		return ix.docs[rs[i].slot].id < ix.docs[rs[j].slot].id
-	})
-	if len(rs) > limit {
-		rs = rs[:limit]
-	}
+	rs := topK(ix, scores, limit, skip)
 	out := make([]core.Match, len(rs))
 	for i, r := range rs {
 		d := &ix.docs[r.slot]
 		out[i] = core.Match{ID: d.id, Score: 1 - math.Exp(-r.score/scoreScale), Reason: ix.reason(q, d, avg)}
 	}
 	return out
+}
+
+// topK keeps the limit best slots in order (score, then id), in one pass with an insertion into a short
+// sorted slice: sorting every document that shares a word would cost more than the scoring.
+func topK(ix *index, scores []float64, limit int, skip core.ID) []result {
+	better := func(a, b result) bool {
+		if a.score != b.score {
+			return a.score > b.score
+		}
+		return ix.docs[a.slot].id < ix.docs[b.slot].id
+	}
+	rs := make([]result, 0, limit+1)
+	for s, v := range scores {
+		if v <= 0 {
+			continue
+		}
+		r := result{slot: s, score: v}
+		if len(rs) == limit && !better(r, rs[limit-1]) {
+			continue
+		}
+		if ix.docs[s].id == skip {
+			continue
+		}
+		i := sort.Search(len(rs), func(i int) bool { return better(r, rs[i]) })
+		rs = append(rs, result{})
+		copy(rs[i+1:], rs[i:])
+		rs[i] = r
+		if len(rs) > limit {
+			rs = rs[:limit]
+		}
+	}
+	return rs
 }
 
 func (ix *index) idf(t string) float64 {
