@@ -29,7 +29,8 @@ func compile() *lexicon {
 		seen := map[string]bool{}
 		for _, p := range strings.Split(c.phrases, "|") {
 			toks := tokenize(p)
-			if len(toks) == 0 {
+			// a stop word alone would fire on every "hi team" and "more"
+			if len(toks) == 0 || len(toks) == 1 && stopWords[toks[0].word] {
 				continue
 			}
 			stems := make([]string, len(toks))
