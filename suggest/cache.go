@@ -17,8 +17,9 @@ type Source interface {
 
 // Options tune an Index; zero values are the defaults.
 type Options struct {
-	// Refresh is how old a workspace's index may grow before a query first reads what changed since
-	// (default 2s). It bounds how long a record written through another replica stays unseen.
+	// Refresh is how old a workspace's index may grow before a query has what changed since read (default
+	// 2s). A record written through another replica is seen here within about Refresh, or, when it was
+	// committed more than Overlap after it was stamped, by the next rebuild.
 	Refresh time.Duration
 	// Rebuild is how old an index may grow before it is read again from scratch (default 10 minutes),
 	// which drops what was deleted or merged; those are never shown before, as core reads every candidate
@@ -32,9 +33,11 @@ type Options struct {
 	Now     func() time.Time
 }
 
-// overlap is how far back each incremental read reaches before the previous one started: a record
-// committed late, or stamped by a replica whose clock is behind, is still read.
-const overlap = time.Minute
+// Overlap is how far back each incremental read reaches before the previous one started, so that a record
+// committed a little late, or stamped by a replica whose clock is a little behind, is still read. A record
+// later than that is read by the next rebuild. Every record updated within it is read again at each
+// refresh (and skipped as unchanged), so it is kept short.
+const Overlap = 15 * time.Second
 
 // pageSize is the page of each read from the store.
 const pageSize = 1000
@@ -164,7 +167,7 @@ func (x *Index) fresh(ctx context.Context, ws core.ID, w *wsIndex) error {
 	built := w.ix != nil
 	stale := now.Sub(w.readAt) >= x.opt.Refresh
 	old := built && (now.Sub(w.builtAt) >= x.opt.Rebuild || w.ix.deadShare() > 0.3)
-	since := w.readAt.Add(-overlap)
+	since := w.readAt.Add(-Overlap)
 	w.mu.RUnlock()
 	if !built {
 		w.load.Lock()

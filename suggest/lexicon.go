@@ -29,8 +29,8 @@ func compile() *lexicon {
 		seen := map[string]bool{}
 		for _, p := range strings.Split(c.phrases, "|") {
 			toks := tokenize(p)
-			// a stop word alone would fire on every "hi team" and "more"
-			if len(toks) == 0 || len(toks) == 1 && stopWords[toks[0].word] {
+			// stop words alone would fire on every "hi team", "more" and "up the"
+			if allStopWords(toks) {
 				continue
 			}
 			stems := make([]string, len(toks))
@@ -48,6 +48,15 @@ func compile() *lexicon {
 		}
 	}
 	return l
+}
+
+func allStopWords(toks []token) bool {
+	for _, t := range toks {
+		if !stopWords[t.word] && !stopWords[t.stem] {
+			return false
+		}
+	}
+	return true
 }
 
 // conceptTerm is the index term of concept i; the prefix keeps it apart from every word.
