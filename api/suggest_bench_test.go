@@ -30,7 +30,9 @@ import (
 // evaluation set's texts. It reports the latency percentiles of warm requests (target p99 < 50 ms) and,
 // apart, the first request of the workspace, which builds the index.
 func BenchmarkSuggestions(b *testing.B) {
-	b.Run("sqlite", func(b *testing.B) { benchSuggestions(b, openSQLite(b), envInt("FEEDBRIDGE_BENCH_SUGGEST_FEEDBACK", 90_000)) })
+	b.Run("sqlite", func(b *testing.B) {
+		benchSuggestions(b, openSQLite(b), envInt("FEEDBRIDGE_BENCH_SUGGEST_FEEDBACK", 90_000))
+	})
 	b.Run("postgres", func(b *testing.B) {
 		if os.Getenv(pgtest.EnvURL) == "" {
 			b.Skip(pgtest.EnvURL + " is not set")
