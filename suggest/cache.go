@@ -65,7 +65,6 @@ type wsIndex struct {
 	ix       *index
 	builtAt  time.Time
 	readAt   time.Time // when the last read of the store started
-	dirty    bool
 	lastUsed time.Time
 }
 

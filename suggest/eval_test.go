@@ -21,7 +21,7 @@ type evalIdea struct{ key, title, text string }
 
 type evalFeedback struct{ want, text string }
 
-func readTSV(t *testing.T, path string, cols int) [][]string {
+func readTSV(t testing.TB, path string, cols int) [][]string {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
