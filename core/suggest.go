@@ -64,7 +64,7 @@ func (s *Service) Suggestions(ctx context.Context, ws, id ID, limit string) ([]S
 	if s.matcher == nil {
 		return nil, fmt.Errorf("core: suggestions: no matcher configured")
 	}
-	q := MatchQuery{Title: rec.Title, Text: rec.Description, Skip: rec.ID, Limit: 2*n + 10}
+	q := MatchQuery{Title: rec.Title, Text: rec.Description, Skip: rec.ID}
 	if rec.Type == RecordFeedback {
 		ins, err := s.store.Insights(ctx, ws, rec.ID)
 		if err != nil {
@@ -74,9 +74,29 @@ func (s *Service) Suggestions(ctx context.Context, ws, id ID, limit string) ([]S
 			q.Themes = append(q.Themes, in.Themes...)
 		}
 	}
+	// A few candidates beyond the limit make up for those left out; only when more than that are left out
+	// is the matcher asked again, for many more.
+	var out []Suggestion
+	for _, extra := range []int{5, 4*n + 20} {
+		q.Limit = n + extra
+		var full bool
+		out, full, err = s.suggest(ctx, ws, rec, q, n)
+		if err != nil {
+			return nil, err
+		}
+		if len(out) == n || !full {
+			break
+		}
+	}
+	return out, nil
+}
+
+// suggest asks the matcher and keeps up to n of its candidates that may be shown; full says the matcher
+// had as many candidates as asked for, so asking for more may find more.
+func (s *Service) suggest(ctx context.Context, ws ID, rec Record, q MatchQuery, n int) ([]Suggestion, bool, error) {
 	ms, err := s.matcher.Match(ctx, ws, q)
 	if err != nil {
-		return nil, fmt.Errorf("core: suggestions: %w", err)
+		return nil, false, fmt.Errorf("core: suggestions: %w", err)
 	}
 	// The index may be a moment behind the store; the candidates are read again so that what is shown is
 	// current, and a record deleted or merged since is left out.
@@ -86,7 +106,7 @@ func (s *Service) Suggestions(ctx context.Context, ws, id ID, limit string) ([]S
 	}
 	recs, err := s.store.RecordsByID(ctx, ws, ids)
 	if err != nil {
-		return nil, fmt.Errorf("core: suggestions: read candidates: %w", err)
+		return nil, false, fmt.Errorf("core: suggestions: read candidates: %w", err)
 	}
 	byID := make(map[ID]Record, len(recs))
 	for _, r := range recs {
@@ -103,7 +123,7 @@ func (s *Service) Suggestions(ctx context.Context, ws, id ID, limit string) ([]S
 			break
 		}
 	}
-	return out, nil
+	return out, len(ms) == q.Limit, nil
 }
 
 // suggestionExcluded says whether candidate c may not be suggested for target rec: itself, anything but an
