@@ -14,12 +14,9 @@ const (
 
 // bag is a text as weighted terms: word stems and concept terms.
 type bag struct {
-	terms   map[string]float64
-	length  float64
-	surface map[string]string // term → the word that produced it, for reasons
+	terms  map[string]float64
+	length float64
 }
-
-func newBag() *bag { return &bag{terms: map[string]float64{}, surface: map[string]string{}} }
 
 // add puts one field's tokens into the bag with weight w.
 func (b *bag) add(lex *lexicon, toks []token, w float64) {
@@ -27,26 +24,30 @@ func (b *bag) add(lex *lexicon, toks []token, w float64) {
 		if stopWords[t.word] || len(t.word) < 2 && t.word != "@" {
 			continue
 		}
-		b.put(t.stem, t.word, w)
+		b.put(t.stem, w)
 	}
 	lex.match(toks, func(pos, c int) {
-		b.put(conceptTerm(c), "", w*conceptWeight)
+		b.put(conceptTerm(c), w*conceptWeight)
 	})
 }
 
-func (b *bag) put(term, word string, w float64) {
+func (b *bag) put(term string, w float64) {
 	b.terms[term] += w
 	b.length += w
-	if _, ok := b.surface[term]; !ok && word != "" {
-		b.surface[term] = word
-	}
 }
 
-// docBag analyses an idea or feature.
-func docBag(lex *lexicon, title, text string) *bag {
-	b := newBag()
-	b.add(lex, tokenize(title), titleWeight)
-	b.add(lex, tokenize(text), textWeight)
+// docBag analyses an idea or feature; seen hears every token.
+func docBag(lex *lexicon, title, text string, seen func(token)) *bag {
+	head, body := tokenize(title), tokenize(text)
+	b := &bag{terms: make(map[string]float64, len(head)+len(body))}
+	b.add(lex, head, titleWeight)
+	b.add(lex, body, textWeight)
+	for _, t := range head {
+		seen(t)
+	}
+	for _, t := range body {
+		seen(t)
+	}
 	return b
 }
 

@@ -49,7 +49,7 @@ type index struct {
 func newIndex(lex *lexicon) *index {
 	ix := &index{lex: lex, spell: newSpeller(), slots: map[core.ID]int{}, post: map[string][]posting{}, df: map[string]int{}}
 	for w := range lex.words {
-		ix.spell.learn(w, stem(w))
+		ix.spell.learn(w, cachedStem(w))
 	}
 	return ix
 }
@@ -62,18 +62,13 @@ func (ix *index) put(id core.ID, version, title, text string) {
 		}
 		ix.remove(id)
 	}
-	b := docBag(ix.lex, title, text)
+	b := docBag(ix.lex, title, text, func(t token) { ix.spell.learn(t.word, t.stem) })
 	slot := len(ix.docs)
 	ix.docs = append(ix.docs, doc{id: id, version: version, bag: b})
 	ix.slots[id] = slot
 	for t, tf := range b.terms {
 		ix.post[t] = append(ix.post[t], posting{slot: int32(slot), tf: float32(tf)})
 		ix.df[t]++
-	}
-	for _, toks := range [][]token{tokenize(title), tokenize(text)} {
-		for _, t := range toks {
-			ix.spell.learn(t.word, t.stem)
-		}
 	}
 	ix.live++
 	ix.totalLen += b.length
@@ -181,7 +176,7 @@ func bm25TF(tf, length, avg float64) float64 {
 }
 
 // reason names the shared terms that weighed most: concepts by their name, words as the asking text wrote
-// them.
+// them (the index keeps no surface forms, to stay small).
 func (ix *index) reason(q query, d *doc, avg float64) string {
 	type part struct {
 		name string
@@ -195,10 +190,7 @@ func (ix *index) reason(q query, d *doc, avg float64) string {
 		}
 		name := conceptName(t)
 		if name == "" {
-			name = d.bag.surface[t]
-			if name == "" {
-				name = q.surface[t]
-			}
+			name = q.surface[t]
 		}
 		parts = append(parts, part{name, qw * ix.idf(t) * bm25TF(tf, d.bag.length, avg)})
 	}

@@ -63,7 +63,7 @@ func (sp *speller) correct(t token) (token, bool) {
 		}
 		return cands[i] < cands[j]
 	})
-	return token{word: cands[0], stem: stem(cands[0])}, true
+	return token{word: cands[0], stem: cachedStem(cands[0])}, true
 }
 
 // editDistance is the optimal string alignment distance (insert, delete, substitute, swap neighbours).

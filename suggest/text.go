@@ -2,6 +2,8 @@ package suggest
 
 import (
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode"
 )
 
@@ -46,9 +48,32 @@ func tokenize(s string) []token {
 	ws := words(s)
 	out := make([]token, len(ws))
 	for i, w := range ws {
-		out[i] = token{word: w, stem: stem(w)}
+		out[i] = token{word: w, stem: cachedStem(w)}
 	}
 	return out
+}
+
+// stems remembers the stems of words seen, shared by every index: the same few thousand words make up most
+// texts, and stemming is most of the cost of indexing one. It stops growing at maxStems words so that a
+// flood of odd words cannot grow it without bound.
+var (
+	stems    sync.Map // word → stem
+	stemsLen atomic.Int64
+)
+
+const maxStems = 200_000
+
+func cachedStem(w string) string {
+	if v, ok := stems.Load(w); ok {
+		return v.(string)
+	}
+	st := stem(w)
+	if stemsLen.Load() < maxStems {
+		if _, loaded := stems.LoadOrStore(w, st); !loaded {
+			stemsLen.Add(1)
+		}
+	}
+	return st
 }
 
 // stopWords carry no topic: function words and the politeness and hedging customers wrap requests in.
