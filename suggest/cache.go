@@ -66,6 +66,8 @@ type wsIndex struct {
 	builtAt  time.Time
 	readAt   time.Time // when the last read of the store started
 	lastUsed time.Time
+	building chan struct{} // closed when the running first build ends; nil when none runs
+	buildErr error         // why the last first build failed
 }
 
 // New makes an Index over src.
@@ -169,15 +171,7 @@ func (x *Index) fresh(ctx context.Context, ws core.ID, w *wsIndex) error {
 	since := w.readAt.Add(-Overlap)
 	w.mu.RUnlock()
 	if !built {
-		w.load.Lock()
-		defer w.load.Unlock()
-		w.mu.RLock()
-		built = w.ix != nil
-		w.mu.RUnlock()
-		if built {
-			return nil
-		}
-		return x.build(ctx, ws, w)
+		return x.firstBuild(ctx, ws, w)
 	}
 	if !stale && !old {
 		return nil
@@ -198,6 +192,47 @@ func (x *Index) fresh(ctx context.Context, ws core.ID, w *wsIndex) error {
 			_ = x.refresh(ctx, ws, w, since)
 		}
 	}()
+	return nil
+}
+
+// firstBuild waits for the workspace's first build, starting it unless one is running. The build runs on
+// after the request that started it gives up (a client gone, a deadline), so that a large workspace is
+// built once rather than started again by every impatient request.
+func (x *Index) firstBuild(ctx context.Context, ws core.ID, w *wsIndex) error {
+	w.mu.Lock()
+	if w.ix != nil {
+		w.mu.Unlock()
+		return nil
+	}
+	done := w.building
+	if done == nil {
+		done = make(chan struct{})
+		w.building = done
+		w.load.Lock()
+		x.bg.Add(1)
+		go func() {
+			defer x.bg.Done()
+			defer w.load.Unlock()
+			bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), backgroundTimeout)
+			err := x.build(bctx, ws, w)
+			cancel()
+			w.mu.Lock()
+			w.building, w.buildErr = nil, err
+			w.mu.Unlock()
+			close(done)
+		}()
+	}
+	w.mu.Unlock()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return fmt.Errorf("suggest: wait for the index: %w", ctx.Err())
+	}
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	if w.ix == nil {
+		return w.buildErr
+	}
 	return nil
 }
 

@@ -122,6 +122,27 @@ func TestIndexFreshness(t *testing.T) {
 			t.Error("not found after the rebuild")
 		}
 	})
+	t.Run("a first build outlives the request that started it", func(t *testing.T) {
+		r := newReplicas(t, Options{})
+		dark := r.idea(t, r.here, r.ws, "Dark mode")
+		gone, cancel := context.WithCancel(context.Background())
+		cancel()
+		// The answer may be the cancellation or, when the build wins the race, a result; either is fine.
+		_, _ = r.x.Match(gone, r.ws, core.MatchQuery{Text: "night theme", Limit: 3})
+		r.x.wait()
+		r.x.mu.Lock()
+		w := r.x.ws[r.ws]
+		r.x.mu.Unlock()
+		w.mu.RLock()
+		built := w.ix != nil
+		w.mu.RUnlock()
+		if !built {
+			t.Fatal("the build stopped with the request")
+		}
+		if !r.finds(t, r.ws, "night theme", dark.ID) {
+			t.Error("not found")
+		}
+	})
 	t.Run("an edit replaces the text and a merge removes it", func(t *testing.T) {
 		r := newReplicas(t, Options{})
 		rec := r.idea(t, r.here, r.ws, "Dark mode")
