@@ -212,13 +212,14 @@ func (x *Index) firstBuild(ctx context.Context, ws core.ID, w *wsIndex) error {
 		x.bg.Add(1)
 		go func() {
 			defer x.bg.Done()
-			defer w.load.Unlock()
 			bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), backgroundTimeout)
 			err := x.build(bctx, ws, w)
 			cancel()
 			w.mu.Lock()
 			w.building, w.buildErr = nil, err
 			w.mu.Unlock()
+			// free before the waiters go on, or the refresh one of them starts would find it taken
+			w.load.Unlock()
 			close(done)
 		}()
 	}
