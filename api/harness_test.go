@@ -14,6 +14,7 @@ import (
 	"github.com/feedbridge/feedbridge/core"
 	"github.com/feedbridge/feedbridge/internal/testkit"
 	"github.com/feedbridge/feedbridge/store/sqlite"
+	"github.com/feedbridge/feedbridge/suggest"
 )
 
 // opener makes an empty (or at least workspace-disjoint) store for one test. The same tests run on every
@@ -92,7 +93,7 @@ func newEnv(t testing.TB, open opener, o envOpts) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.svc = core.NewService(e.store, core.Options{Observer: m})
+	e.svc = core.NewService(e.store, core.Options{Observer: m, Matcher: suggest.New(e.store, suggest.Options{})})
 	l := logrus.New()
 	l.SetOutput(e.logs)
 	l.SetFormatter(&logrus.JSONFormatter{})

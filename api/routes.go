@@ -22,6 +22,7 @@ func (s *Server) routes() {
 	api("GET /api/records/{id}/feedback", h.linkedFeedback)
 	api("GET /api/records/{id}/history", h.history())
 	create("POST /api/records/{id}/merge", h.merge)
+	api("GET /api/records/{id}/suggestions", h.suggestions)
 	api("GET /api/records/signals", h.signals)
 	api("GET /api/records/tags", h.tags)
 	api("GET /api/records/product", h.products)

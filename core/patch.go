@@ -67,6 +67,9 @@ func (s *Service) Update(ctx context.Context, ws, id ID, p Patch, ifMatch string
 				continue
 			}
 		}
+		if err == nil {
+			s.matcherChanged(ws, out)
+		}
 		return out, err
 	}
 }

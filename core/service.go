@@ -20,6 +20,8 @@ type Options struct {
 	JobAttempts int        // insight job attempts before a job is kept as failed
 	Faults      *Faults    // shared with the insight pool; nil: the service keeps its own
 	Sources     *SourceSet // the source labels (sources.add); nil: the canonical set
+	// Matcher ranks Ideas and Features for suggestions; nil: suggestions answer an error.
+	Matcher Matcher
 }
 
 // Service enforces every rule of the contract over a Store. It is safe for concurrent use.
@@ -33,6 +35,7 @@ type Service struct {
 	wsCache   sync.Map // ID → wsState, see writable
 	faults    *Faults
 	sources   *SourceSet
+	matcher   Matcher
 
 	keyMu        sync.Mutex
 	cursorSecret []byte // the store's cursor key, read on first use
@@ -41,7 +44,7 @@ type Service struct {
 // NewService wires a service to its store.
 func NewService(st Store, o Options) *Service {
 	s := &Service{store: st, companies: o.Companies, sanitizer: o.Sanitizer, now: o.Now, obs: o.Observer, attempts: o.JobAttempts,
-		faults: o.Faults, sources: o.Sources}
+		faults: o.Faults, sources: o.Sources, matcher: o.Matcher}
 	if s.sources == nil {
 		s.sources = defaultSources
 	}

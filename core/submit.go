@@ -76,6 +76,9 @@ func (s *Service) Submit(ctx context.Context, ws ID, sub Submission) (Result, er
 	if created && s.obs != nil {
 		s.obs.RecordCreated(rec.Source, rec.Type)
 	}
+	if created {
+		s.matcherChanged(ws, rec)
+	}
 	return Result{Record: rec, Created: created}, nil
 }
 

@@ -26,6 +26,7 @@ import (
 	_ "github.com/feedbridge/feedbridge/connectors/all" // every connector kind
 	"github.com/feedbridge/feedbridge/core"
 	"github.com/feedbridge/feedbridge/store"
+	"github.com/feedbridge/feedbridge/suggest"
 )
 
 // Options are the flags of `serve` that are not configuration.
@@ -80,6 +81,7 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 		Observer:  obs,
 		Faults:    faults,
 		Sources:   cfg.SourceSet(),
+		Matcher:   suggest.New(st, suggest.Options{}),
 	})
 
 	if opts.Demo {

@@ -1,0 +1,228 @@
+package suggest
+
+import (
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/feedbridge/feedbridge/core"
+)
+
+// BM25 parameters. b is below the usual 0.75: ideas are short, and a long description is more often
+// detail than a sign that the idea is about many things.
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.5
+	// scoreScale maps a raw score onto 0…1 (1-e^(-raw/scale)); raw scores grow with the number and rarity
+	// of shared terms, so the scale is about what two or three rare shared terms add up to.
+	scoreScale = 8.0
+	// maxReasonTerms bounds the reason text.
+	maxReasonTerms = 4
+)
+
+// doc is one indexed Idea or Feature.
+type doc struct {
+	id      core.ID
+	version string // what the index last read of it (updatedAt, title and text), to skip unchanged rereads
+	bag     *bag
+	dead    bool
+}
+
+type posting struct {
+	slot int32
+	tf   float32
+}
+
+// index is the BM25 index of one workspace. Replacing or removing a document marks its slot dead; dead
+// slots stay in the postings until the next rebuild compacts them.
+type index struct {
+	lex      *lexicon
+	spell    *speller
+	docs     []doc
+	slots    map[core.ID]int
+	post     map[string][]posting
+	df       map[string]int
+	live     int
+	totalLen float64
+}
+
+func newIndex(lex *lexicon) *index {
+	ix := &index{lex: lex, spell: newSpeller(), slots: map[core.ID]int{}, post: map[string][]posting{}, df: map[string]int{}}
+	for w := range lex.words {
+		ix.spell.learn(w, cachedStem(w))
+	}
+	return ix
+}
+
+// put adds or replaces a document. version identifies its content: the same version again is a no-op.
+func (ix *index) put(id core.ID, version, title, text string) {
+	if s, ok := ix.slots[id]; ok {
+		if ix.docs[s].version == version {
+			return
+		}
+		ix.remove(id)
+	}
+	b := docBag(ix.lex, title, text, func(t token) { ix.spell.learn(t.word, t.stem) })
+	slot := len(ix.docs)
+	ix.docs = append(ix.docs, doc{id: id, version: version, bag: b})
+	ix.slots[id] = slot
+	for t, tf := range b.terms {
+		ix.post[t] = append(ix.post[t], posting{slot: int32(slot), tf: float32(tf)})
+		ix.df[t]++
+	}
+	ix.live++
+	ix.totalLen += b.length
+}
+
+func (ix *index) remove(id core.ID) {
+	s, ok := ix.slots[id]
+	if !ok {
+		return
+	}
+	d := &ix.docs[s]
+	d.dead = true
+	for t := range d.bag.terms {
+		ix.df[t]--
+	}
+	ix.live--
+	ix.totalLen -= d.bag.length
+	delete(ix.slots, id)
+	d.bag = &bag{terms: nil, length: 0}
+}
+
+// deadShare is the part of the slots that are dead, which decides when a rebuild is due.
+func (ix *index) deadShare() float64 {
+	if len(ix.docs) == 0 {
+		return 0
+	}
+	return float64(len(ix.docs)-ix.live) / float64(len(ix.docs))
+}
+
+// result is one scored document.
+type result struct {
+	slot  int
+	score float64
+}
+
+// search returns up to limit documents sharing something with q, best first, leaving skip out.
+func (ix *index) search(q query, limit int, skip core.ID) []core.Match {
+	if ix.live == 0 || limit <= 0 {
+		return nil
+	}
+	avg := ix.totalLen / float64(ix.live)
+	scores := make([]float64, len(ix.docs))
+	for t, qw := range q.weights {
+		ps := ix.post[t]
+		if len(ps) == 0 {
+			continue
+		}
+		idf := ix.idf(t)
+		for _, p := range ps {
+			d := &ix.docs[p.slot]
+			if d.dead {
+				continue
+			}
+			scores[p.slot] += qw * idf * bm25TF(float64(p.tf), d.bag.length, avg)
+		}
+	}
+	rs := topK(ix, scores, limit, skip)
+	out := make([]core.Match, len(rs))
+	for i, r := range rs {
+		d := &ix.docs[r.slot]
+		out[i] = core.Match{ID: d.id, Score: 1 - math.Exp(-r.score/scoreScale), Reason: ix.reason(q, d, avg)}
+	}
+	return out
+}
+
+// topK keeps the limit best slots in order (score, then id), in one pass with an insertion into a short
+// sorted slice: sorting every document that shares a word would cost more than the scoring.
+func topK(ix *index, scores []float64, limit int, skip core.ID) []result {
+	better := func(a, b result) bool {
+		if a.score != b.score {
+			return a.score > b.score
+		}
+		return ix.docs[a.slot].id < ix.docs[b.slot].id
+	}
+	rs := make([]result, 0, limit+1)
+	for s, v := range scores {
+		if v <= 0 {
+			continue
+		}
+		r := result{slot: s, score: v}
+		if len(rs) == limit && !better(r, rs[limit-1]) {
+			continue
+		}
+		if ix.docs[s].id == skip {
+			continue
+		}
+		i := sort.Search(len(rs), func(i int) bool { return better(r, rs[i]) })
+		rs = append(rs, result{})
+		copy(rs[i+1:], rs[i:])
+		rs[i] = r
+		if len(rs) > limit {
+			rs = rs[:limit]
+		}
+	}
+	return rs
+}
+
+func (ix *index) idf(t string) float64 {
+	n, df := float64(ix.live), float64(ix.df[t])
+	return math.Log(1 + (n-df+0.5)/(df+0.5))
+}
+
+func bm25TF(tf, length, avg float64) float64 {
+	return tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*length/avg))
+}
+
+// reason names the shared terms that weighed most: concepts by their name, words as the asking text wrote
+// them (the index keeps no surface forms, to stay small).
+func (ix *index) reason(q query, d *doc, avg float64) string {
+	type part struct {
+		name string
+		w    float64
+	}
+	var parts []part
+	for t, qw := range q.weights {
+		tf, ok := d.bag.terms[t]
+		if !ok {
+			continue
+		}
+		name := conceptName(t)
+		if name == "" {
+			name = q.surface[t]
+		}
+		parts = append(parts, part{name, qw * ix.idf(t) * bm25TF(tf, d.bag.length, avg)})
+	}
+	sort.Slice(parts, func(i, j int) bool {
+		if parts[i].w != parts[j].w {
+			return parts[i].w > parts[j].w
+		}
+		return parts[i].name < parts[j].name
+	})
+	var names []string
+	for _, p := range parts {
+		if len(names) == maxReasonTerms {
+			break
+		}
+		if p.name != "" && !containsWord(names, p.name) {
+			names = append(names, p.name)
+		}
+	}
+	return "both mention: " + strings.Join(names, ", ")
+}
+
+// containsWord reports whether name is already said by one of names ("export" by "csv export").
+func containsWord(names []string, name string) bool {
+	for _, n := range names {
+		if n == name || strings.Contains(" "+n+" ", " "+name+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// match answers a core.MatchQuery from the index.
+func (ix *index) match(q core.MatchQuery) []core.Match {
+	return ix.search(queryOf(ix.lex, ix.spell, q.Title, q.Text, q.Themes), q.Limit, q.Skip)
+}
