@@ -32,6 +32,8 @@ type RecordChange struct {
 	Contact       *ContactRef
 	UpdatedAt     time.Time
 	History       HistoryEntry
+	// Base is the reading c was computed from, when the caller has it; see Applied.
+	Base *Record
 }
 
 // LinkChange links (or unlinks) a Feedback and an Idea or Feature.
