@@ -158,7 +158,7 @@ func writeOutputs(rep *Report, out string, progress io.Writer) error {
 		if t.Fig != nil {
 			v = trimFloat(t.Fig.Value) + " " + t.Fig.Unit
 		}
-		fmt.Fprintf(progress, "#%d %-10s %-70.70s %-22s %s\n", t.Issue, t.Store, t.What, v, t.Status)
+		fmt.Fprintf(progress, "%-5s %-10s %-70.70s %-22s %s\n", t.label(), t.Store, t.What, v, t.Status)
 	}
 	fmt.Fprintf(progress, "bench: wrote %s in %s\n", out, rep.Elapsed.Round(time.Second))
 	return nil

@@ -37,6 +37,10 @@ func (e *env) partAPI(ctx context.Context) *Part {
 	sz := e.cfg.Sizes
 	e.run(ctx, p, goBench{Pkg: "./api", Bench: "^BenchmarkCreateFeedback$", Benchtime: fmt.Sprintf("%dx", sz.APICreates),
 		Timeout: 15 * time.Minute}, 0, "BenchmarkCreateFeedback")
+	e.run(ctx, p, goBench{Pkg: "./api", Bench: "^BenchmarkPatchStatus$", Benchtime: "20x", Timeout: 15 * time.Minute}, 0, "BenchmarkPatchStatus")
+	// The demand listing fills 100,000 records, quick enough on SQLite to run in both modes.
+	e.run(ctx, p, goBench{Pkg: "./store/sqlite", Bench: "^BenchmarkDemandListing$", Benchtime: "1x", Timeout: 15 * time.Minute},
+		100_000, "BenchmarkDemandListing")
 	if e.cfg.Mode == "quick" {
 		// BenchmarkSearch always fills 120,000 records first, minutes on a busy machine; quick mode measures
 		// search through the API on the smaller store of the pair part instead.

@@ -32,6 +32,8 @@ type RecordChange struct {
 	Contact       *ContactRef
 	UpdatedAt     time.Time
 	History       HistoryEntry
+	// Base is the reading c was computed from, when the caller has it; see Applied.
+	Base *Record
 }
 
 // LinkChange links (or unlinks) a Feedback and an Idea or Feature.
@@ -63,6 +65,8 @@ type RecordMoves interface {
 	MergeRecords(ctx context.Context, ws, id, into ID, at time.Time, actor Actor) (Record, error)
 	// DeleteRecord removes a record with its tags, links, insights, insight jobs, history, search entry
 	// and the idempotency keys that created it; the records it was linked to count one feedback less.
+	// The records merged into it, directly or through a chain of merges, are deleted with it in the same
+	// transaction, so that no merged_into names a record that is gone.
 	DeleteRecord(ctx context.Context, ws, id ID) error
 	// History lists a record's stored changes, oldest first (the "created" entry is the service's, from
 	// the record itself); ErrNotFound for no such record.

@@ -80,7 +80,7 @@ func (s *Service) change(rec Record, p Patch) (RecordChange, error) {
 		ID: rec.ID, Version: rec.Version, Title: rec.Title, DescriptionHTML: rec.DescriptionHTML,
 		Description: rec.Description, Status: rec.Status, ProductID: rec.ProductID, AssigneeID: rec.AssigneeID,
 		TagIDs: rec.TagIDs, Importance: rec.Importance, Release: rec.Release, Timeframe: rec.Timeframe,
-		UpdatedAt: s.Now(),
+		UpdatedAt: s.Now(), Base: &rec,
 	}
 	ch := map[string][2]any{}
 	set := func(field string, from, to any) { ch[field] = [2]any{from, to} }

@@ -50,6 +50,10 @@ func (s *Store) UpdateRecord(ctx context.Context, ws core.ID, c core.RecordChang
 		if err := addHistory(ctx, tx, ws, c.ID, c.History); err != nil {
 			return err
 		}
+		var ok bool
+		if rec, ok = core.Applied(c); ok {
+			return nil
+		}
 		rec, err = s.recordIn(ctx, tx, ws, c.ID)
 		return err
 	})

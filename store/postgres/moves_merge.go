@@ -104,34 +104,3 @@ func execAll(ctx context.Context, tx pgx.Tx, stmts ...stmt) error {
 	}
 	return nil
 }
-
-// DeleteRecord removes a record and what belongs to it; the search index is the records table's own, so
-// the row's deletion takes its entry with it.
-func (s *Store) DeleteRecord(ctx context.Context, ws, id core.ID) error {
-	return s.inTx(ctx, "delete record", func(tx pgx.Tx) error {
-		if _, err := lockRows(ctx, tx, ws, id); err != nil {
-			return err
-		}
-		targets, err := targetsOf(ctx, tx, ws, id)
-		if err != nil {
-			return err
-		}
-		var stmts []stmt
-		for _, q := range []string{
-			bumpLinkedFeedback,
-			`DELETE FROM record_links WHERE workspace_id = $1 AND (feedback_id = $2 OR target_id = $2)`,
-			`DELETE FROM insights WHERE workspace_id = $1 AND record_id = $2`,
-			`DELETE FROM insight_jobs WHERE record_id = $2 AND workspace_id = $1`,
-			`DELETE FROM idempotency_keys WHERE workspace_id = $1 AND record_id = $2`,
-			`DELETE FROM record_history WHERE workspace_id = $1 AND record_id = $2`,
-			`DELETE FROM records WHERE workspace_id = $1 AND id = $2`,
-		} {
-			stmts = append(stmts, stmt{q, []any{ws, id}})
-		}
-		err = execAll(ctx, tx, stmts...)
-		if err != nil {
-			return err
-		}
-		return recount(ctx, tx, ws, targets)
-	})
-}

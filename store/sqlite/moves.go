@@ -72,6 +72,10 @@ func (s *Store) UpdateRecord(ctx context.Context, ws core.ID, c core.RecordChang
 		if err := addHistory(tx.ctx, tx, ws, c.ID, c.History); err != nil {
 			return err
 		}
+		var ok bool
+		if rec, ok = core.Applied(c); ok {
+			return nil
+		}
 		rec, err = recordByID(tx.ctx, tx, ws, c.ID)
 		return err
 	})

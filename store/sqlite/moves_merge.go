@@ -100,34 +100,3 @@ func execAll(tx *wtx, stmts []string, args ...any) error {
 	}
 	return nil
 }
-
-// DeleteRecord removes a record and what belongs to it; its full-text entry goes with the row (the
-// delete trigger), queued or indexed.
-func (s *Store) DeleteRecord(ctx context.Context, ws, id core.ID) error {
-	return s.write(ctx, "delete record", func(tx *wtx) error {
-		m, err := readMoveRow(tx.ctx, tx, ws, id)
-		if err != nil {
-			return err
-		}
-		targets, err := targetsOf(tx, id)
-		if err != nil {
-			return err
-		}
-		err = execAll(tx, []string{
-			bumpLinkedFeedback,
-			`DELETE FROM record_links WHERE feedback_id = ?1 OR target_id = ?1`,
-			`DELETE FROM insights WHERE record_id = ?1`,
-			`DELETE FROM insight_jobs WHERE record_id = ?1`,
-			`DELETE FROM record_tags WHERE record_id = ?1`,
-			`DELETE FROM idempotency_keys WHERE workspace_id = ?2 AND record_id = ?1`,
-			`DELETE FROM record_history WHERE record_id = ?1`,
-		}, id, ws)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(tx.ctx, `DELETE FROM records WHERE seq = ?`, m.seq); err != nil {
-			return err
-		}
-		return recount(tx.ctx, tx, targets)
-	})
-}

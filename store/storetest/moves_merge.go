@@ -138,6 +138,53 @@ var mergeTests = map[string]func(t *testing.T, f *fixture){
 			t.Fatalf("a replayed key of a deleted record must create a new one: %+v", again)
 		}
 	},
+	"DeleteTakesMergedRecords": func(t *testing.T, f *fixture) {
+		// A record merged into a deleted one would keep a merged_into naming nothing: it goes with it, also
+		// through a chain of merges, while records merged elsewhere and the other workspace's stay.
+		a, b := f.workspace("A", 0).ID, f.workspace("B", 0).ID
+		first, second, target := f.idea(a, core.RecordIdea, "first", ""), f.idea(a, core.RecordIdea, "second", ""), f.idea(a, core.RecordIdea, "target", "")
+		other, elsewhere := f.idea(a, core.RecordIdea, "other", ""), f.idea(a, core.RecordIdea, "elsewhere", "")
+		theirs, theirTarget := f.idea(b, core.RecordIdea, "theirs", ""), f.idea(b, core.RecordIdea, "their target", "")
+		fb := f.feedback(a, "fb", "")
+		f.link(a, fb.ID, first.ID, nil)
+		for _, m := range []struct {
+			ws, id, into core.ID
+		}{{a, first.ID, second.ID}, {a, second.ID, target.ID}, {a, elsewhere.ID, other.ID}, {b, theirs.ID, theirTarget.ID}} {
+			_, err := f.svc.Merge(f.ctx, m.ws, m.id, m.into)
+			noErr(t, "merge", err)
+		}
+		equal(t, "the chain", f.read(a, first.ID).MergedInto, second.ID)
+		noErr(t, "delete", f.svc.Delete(f.ctx, a, target.ID))
+		for _, c := range []struct {
+			name string
+			ws   core.ID
+			id   core.ID
+			gone bool
+		}{
+			{"the target", a, target.ID, true},
+			{"merged into it", a, second.ID, true},
+			{"merged into that", a, first.ID, true},
+			{"merged elsewhere", a, elsewhere.ID, false},
+			{"the record merged into", a, other.ID, false},
+			{"the linked feedback", a, fb.ID, false},
+			{"another workspace's merged record", b, theirs.ID, false},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				_, err := f.st.Record(f.ctx, c.ws, c.id)
+				if c.gone {
+					wantErr(t, c.name, err, core.ErrNotFound)
+					return
+				}
+				noErr(t, c.name, err)
+			})
+		}
+		equal(t, "the feedback's links", len(f.read(a, fb.ID).Links), 0)
+		for _, r := range f.list(a, core.ListRequest{Statuses: []string{"merged"}}).Records {
+			if _, err := f.st.Record(f.ctx, a, r.MergedInto); err != nil {
+				t.Fatalf("%s is merged into %s, which is gone: %v", r.ID, r.MergedInto, err)
+			}
+		}
+	},
 	"HistoryActors": func(t *testing.T, f *fixture) {
 		ws := f.workspace("A", 0).ID
 		ctx := core.WithActor(f.ctx, core.Actor{Kind: core.ActorConnector, Name: "support-inbox"})
