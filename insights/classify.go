@@ -186,7 +186,8 @@ func (lx *lexicon) classify(toks []string, questionMark bool) verdict {
 	// does not make a question.
 	// Nor does "Can't log in on iPad" or "Doesn't sync": a negated auxiliary opens a statement.
 	qStart := first < len(toks) && questionStarts[toks[first]] &&
-		(questionMark || (toks[first] != "when" && (first+1 >= len(toks) || toks[first+1] != "not")))
+		(questionMark || (toks[first] != "when" && (first+1 >= len(toks) || toks[first+1] != "not") &&
+			unmarkedQuestion(toks, first)))
 	if (questionMark || qStart) && asksForCapability(toks, first) {
 		sc.req += 3
 	}
@@ -354,4 +355,26 @@ func contains(toks []string, w string) bool {
 		}
 	}
 	return false
+}
+
+// unmarkedQuestion tells a question typed without its question mark ("does it work offline", "how do I
+// export") from a review's clipped statement that opens with the same word ("Does the job", "Was great
+// until the update", "What a waste"): an auxiliary asks only when a subject pronoun follows it.
+func unmarkedQuestion(toks []string, first int) bool {
+	next := ""
+	if first+1 < len(toks) {
+		next = toks[first+1]
+	}
+	switch toks[first] {
+	case "how", "where", "why", "who", "whom", "whose", "which":
+		return true
+	case "what":
+		return next != "a" && next != "an"
+	}
+	return subjectPronouns[next]
+}
+
+var subjectPronouns = map[string]bool{
+	"i": true, "you": true, "we": true, "they": true, "it": true, "there": true, "this": true, "that": true,
+	"anyone": true, "anybody": true, "someone": true, "he": true, "she": true,
 }

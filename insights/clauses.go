@@ -12,13 +12,17 @@ import (
 // its negative sentiment, so problems stay the bug reports a team can act on.
 const minBugEvidence = 1.5
 
+// sureProblem is how sure the model must be of a problem in which the lexicon finds no misbehaviour.
+const sureProblem = 0.6
+
 // refineKind applies that rule to the model's kind, and its converse: a sentence that describes
 // misbehaviour in plain words without praising anything is a bug report even where the model hesitates.
 // An opinion that was read as a problem is a complaint, so it keeps a negative sentiment however neutral
 // its words ("too many ads").
-func refineKind(kind string, v verdict, toks []string) (string, verdict) {
+func refineKind(kind string, v verdict, toks []string, pProblem float64) (string, verdict) {
 	switch {
-	case kind == KindProblem && v.sc.bug < minBugEvidence && (v.sc.opin >= minBugEvidence || mentionsOpinionTopic(toks)):
+	case kind == KindProblem && v.sc.bug < minBugEvidence &&
+		(v.sc.opin >= minBugEvidence || mentionsOpinionTopic(toks) || pProblem < sureProblem):
 		v.score = math.Min(v.score, -0.25)
 		v.complaint = true
 		return KindPraise, v
@@ -48,7 +52,7 @@ func mentionsOpinionTopic(toks []string) bool {
 type clause struct {
 	sp        span
 	kind      string
-	complaint bool // read as a problem, kept as an opinion
+	complaint bool // an opinion that voices displeasure
 }
 
 // clauseWords open a clause that may carry a different kind from the one before it ("the export is broken
@@ -126,9 +130,11 @@ func (b *Builtin) splitClauses(text string, sp span, kind string, toks []string,
 			v := b.lx.classify(toks, q)
 			feats = sentenceFeatures(toks, q, v, feats)
 			p := b.m.predict(feats)
-			if k := argmax(p[:]); k > 0 && v.kind != "" {
-				c.kind, _ = refineKind(modelClasses[k], v, toks)
-				c.complaint = modelClasses[k] == KindProblem && c.kind == KindPraise
+			// A clause asks only with its own question mark: "which is a bit much" is a remark.
+			if k := argmax(p[:]); k > 0 && v.kind != "" && (modelClasses[k] != KindQuestion || q) {
+				var rv verdict
+				c.kind, rv = refineKind(modelClasses[k], v, toks, p[1])
+				c.complaint = c.kind == KindPraise && (rv.complaint || v.sc.opin > v.sc.praise)
 			}
 		}
 		parts = append(parts, c)
@@ -147,7 +153,14 @@ func (b *Builtin) splitClauses(text string, sp span, kind string, toks []string,
 			}
 		}
 	}
-	// Join clauses without a kind to their neighbour, then neighbours of one kind.
+	// Join a clause without a kind to the clause it leads into ("but when I reach level 50 | it kicks me
+	// out"), the last one to the clause before it; then join neighbours of one kind.
+	for i := len(parts) - 2; i >= 0; i-- {
+		if parts[i].kind == "" {
+			parts[i+1].sp.start = parts[i].sp.start
+			parts = append(parts[:i], parts[i+1:]...)
+		}
+	}
 	merged := parts[:0]
 	for _, c := range parts {
 		if n := len(merged); n > 0 && (c.kind == "" || c.kind == merged[n-1].kind) {

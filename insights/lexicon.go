@@ -197,7 +197,8 @@ var cueSpecs = []struct {
 	{"issue", 'f', 2.5, -1}, {"issues", 'f', 2.5, -1}, {"problem", 'f', 2, -1}, {"problems", 'f', 2, -1},
 	{"defect", 'f', 3, -1}, {"late", 'f', 2, -1}, {"takes a long time", 'f', 3, -1}, {"long time to", 'f', 2.5, -1},
 	{"no internet", 'f', 2.5, -1}, {"no connection", 'f', 2.5, -1},
-	{"too many", 'p', 1.5, -1}, {"locked", 'f', 2, -1}, {"still shows", 'f', 3, -1}, {"still see", 'f', 3, -1}, {"still get", 'f', 3, -1},
+	{"too many", 'p', 1.5, -1}, {"locked", 'f', 2, -1}, {"kicks me out", 'f', 3, -1.5},
+	{"kicked me out", 'f', 3, -1.5}, {"logs me out", 'f', 3, -1.5}, {"logged me out", 'f', 3, -1.5}, {"still shows", 'f', 3, -1}, {"still see", 'f', 3, -1}, {"still get", 'f', 3, -1},
 	{"still showing", 'f', 3, -1}, {"out of sync", 'f', 3, -1.5}, {"randomly switches", 'f', 3, -1.5}, {"wrong person", 'f', 3, -1.5},
 }
 
@@ -264,4 +265,6 @@ var notVerbs = map[string]bool{
 	"sure": true, "too": true, "so": true, "very": true, "much": true, "many": true, "all": true,
 	"that": true, "this": true, "yet": true, "one": true, "bad": true, "once": true, "to": true,
 	"really": true, "quite": true, "exactly": true, "necessarily": true, "even": true, "always": true,
+	"believe": true, "know": true, "think": true, "understand": true, "care": true, "expect": true,
+	"mind": true, "bother": true, "buy": true, "download": true, "deserve": true, "feel": true,
 }
