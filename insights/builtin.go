@@ -119,7 +119,7 @@ func (b *Builtin) extractText(text string, tags tagMatcher, titleTags, toks []st
 				continue
 			}
 			kind, v = refineKind(kind, v, toks, p[1])
-			parts := b.splitClauses(text, sp, kind, clauseToks[:0], clauseFeats[:0])
+			parts := b.splitClauses(text, sp, kind, v, clauseToks[:0], clauseFeats[:0])
 			if parts == nil {
 				out, strength = appendInsight(out, strength, kind, quote, v, toks, tags, titleTags)
 				continue

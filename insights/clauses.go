@@ -105,7 +105,18 @@ func clauseCuts(text string, sp span, cuts []int) []int {
 // splitClauses reads a sentence clause by clause. It returns the clauses when they carry different kinds,
 // adjacent clauses of one kind (or of none) joined, and nil when the sentence says one thing. The clause
 // of the sentence's own kind comes first, so the insight that sums up the sentence leads.
-func (b *Builtin) splitClauses(text string, sp span, kind string, toks []string, feats []uint32) []clause {
+func (b *Builtin) splitClauses(text string, sp span, kind string, v verdict, toks []string, feats []uint32) []clause {
+	// Reading clause by clause costs a model pass per clause; a sentence whose cues point to one kind
+	// only says one thing.
+	kinds := 0
+	for _, e := range [...]float64{v.sc.req, v.sc.prob, v.sc.praise, v.sc.ques} {
+		if e >= 1 {
+			kinds++
+		}
+	}
+	if kinds < 2 {
+		return nil
+	}
 	cuts := clauseCuts(text, sp, nil)
 	if len(cuts) == 0 {
 		return nil
