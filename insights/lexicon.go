@@ -167,7 +167,8 @@ var cueSpecs = []struct {
 	{"should let", 'r', 3, 0}, {"should be able", 'r', 3, 0}, {"please add", 'r', 3, 0},
 	{"please allow", 'r', 3, 0}, {"please support", 'r', 3, 0}, {"please make", 'r', 3, 0},
 	{"please let", 'r', 3, 0}, {"i would love", 'r', 3, 0}, {"improve", 'r', 1.5, 0},
-	{"request", 'r', 2, 0}, {"prefer", 'r', 1.5, 0},
+	{"request", 'r', 2, 0}, {"prefer", 'r', 1.5, 0}, {"could use", 'r', 3, 0}, {"needs improvement", 'r', 3, 0},
+	{"room for improvement", 'r', 3, 0},
 
 	// Bug reports in the words users choose for misbehaviour: something does not work, crashes, errors,
 	// loses data or does the wrong thing. Asking the vendor to fix or check something belongs to the report.
@@ -267,4 +268,5 @@ var notVerbs = map[string]bool{
 	"really": true, "quite": true, "exactly": true, "necessarily": true, "even": true, "always": true,
 	"believe": true, "know": true, "think": true, "understand": true, "care": true, "expect": true,
 	"mind": true, "bother": true, "buy": true, "download": true, "deserve": true, "feel": true,
+	"enough": true,
 }
