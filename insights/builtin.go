@@ -2,6 +2,7 @@ package insights
 
 import (
 	"context"
+	"math"
 	"strings"
 	"unicode/utf8"
 )
@@ -76,6 +77,8 @@ func (b *Builtin) extractText(text string, tags tagMatcher, titleTags, toks []st
 	var feats []uint32
 	bestQuote, bestKind, bestP := span{}, "", -1.0
 	afterPolite := false
+	var clauseToks []string
+	var clauseFeats []uint32
 	for pass := 0; pass < 2; pass++ {
 		for _, sp := range splitSentences(text) {
 			quote := text[sp.start:sp.end]
@@ -111,33 +114,60 @@ func (b *Builtin) extractText(text string, tags tagMatcher, titleTags, toks []st
 				}
 			}
 			seen[strings.ToLower(quote)] = true
-			score := kindSentiment(kind, v.score)
-			in := Insight{
-				Kind:      kind,
-				Quote:     quote,
-				Sentiment: sentimentLabel(score),
-				Score:     score,
-				Themes:    themes(toks, v.used),
+			if best {
+				out, strength = appendInsight(out, strength, kind, quote, v, toks, tags, titleTags)
+				continue
 			}
-			in.Summary = summarize(in)
-			in.Tags = append([]string(nil), titleTags...)
-			if len(tags.keys) > 0 {
-				in.Tags = tags.match(normalizedKey(toks), in.Tags)
+			kind, v = refineKind(kind, v, toks, p[1])
+			parts := b.splitClauses(text, sp, kind, v, clauseToks[:0], clauseFeats[:0])
+			if parts == nil {
+				out, strength = appendInsight(out, strength, kind, quote, v, toks, tags, titleTags)
+				continue
 			}
-			if in.Tags == nil {
-				in.Tags = []string{}
+			for _, c := range parts {
+				cq := text[c.sp.start:c.sp.end]
+				clauseToks = tokenize(cq, clauseToks[:0])
+				cv := b.lx.classify(clauseToks, strings.ContainsRune(cq, '?'))
+				if c.complaint {
+					cv.score, cv.complaint = math.Min(cv.score, -0.25), true
+				}
+				out, strength = appendInsight(out, strength, c.kind, cq, cv, clauseToks, tags, titleTags)
 			}
-			if in.Themes == nil {
-				in.Themes = []string{}
-			}
-			out = append(out, in)
-			strength = append(strength, abs(score)+float64(len(in.Themes)))
 		}
 		if !best {
 			break
 		}
 	}
 	return keepStrongest(out, strength, b.max), fallback
+}
+
+// appendInsight adds the insight of one quote, a sentence or a clause of one, and its strength.
+func appendInsight(out []Insight, strength []float64, kind, quote string, v verdict, toks []string,
+	tags tagMatcher, titleTags []string) ([]Insight, []float64) {
+	score := kindSentiment(kind, v.score)
+	if kind == KindPraise && (v.complaint || v.sc.opin > v.sc.praise) {
+		// Praise is also the kind of a rating or an experience, and a complaint keeps its sentiment.
+		score = math.Min(v.score, -0.25)
+	}
+	in := Insight{
+		Kind:      kind,
+		Quote:     quote,
+		Sentiment: sentimentLabel(score),
+		Score:     score,
+		Themes:    themes(toks, v.used),
+	}
+	in.Summary = summarize(in)
+	in.Tags = append([]string(nil), titleTags...)
+	if len(tags.keys) > 0 {
+		in.Tags = tags.match(normalizedKey(toks), in.Tags)
+	}
+	if in.Tags == nil {
+		in.Tags = []string{}
+	}
+	if in.Themes == nil {
+		in.Themes = []string{}
+	}
+	return append(out, in), append(strength, abs(score)+float64(len(in.Themes)))
 }
 
 func argmax(p []float64) int {
@@ -227,6 +257,9 @@ func summarize(in Insight) string {
 	case KindProblem:
 		return "Problem with " + topic
 	case KindPraise:
+		if in.Score < 0 {
+			return "Dislikes " + topic
+		}
 		return "Likes " + topic
 	default:
 		return "Asks about " + topic

@@ -11,6 +11,7 @@ type cue struct {
 	kind    byte
 	weight  float64
 	valence float64
+	bug     bool // a problem cue that says something misbehaves, not only that someone is unhappy
 }
 
 // lexicon indexes every cue and sentiment word by its first word, longest phrase first, so matching a
@@ -27,7 +28,12 @@ func newLexicon() *lexicon {
 		if len(words) == 1 && v == 0 {
 			v = valences[words[0]]
 		}
-		lx.add(words, cue{kind: c.kind, weight: c.weight, valence: v})
+		kind := c.kind
+		if kind == 'f' {
+			kind = 'p'
+		}
+		lx.add(words, cue{kind: kind, weight: c.weight, valence: v,
+			bug: c.kind == 'f' || (c.kind == 'p' && !complaintCues[c.phrase])})
 	}
 	for w, v := range valences {
 		if _, ok := lx.single(w); !ok {
@@ -82,11 +88,15 @@ func (lx *lexicon) match(toks []string, i int) (cue, int, bool) {
 	return cue{}, i, false
 }
 
-// scores add up the evidence for each kind and the sentence's raw valence.
-type scores struct{ req, prob, praise, ques, val float64 }
+// scores add up the evidence for each kind and the sentence's raw valence. bug is the part of prob that
+// says something misbehaves (crashes, errors, data lost, wrong results) rather than that the writer is
+// unhappy: app-review studies separate bug reports from ratings and experiences, and so does the extractor.
+// opin is the part that only voices displeasure (negative words, complaint cues).
+type scores struct{ req, prob, praise, ques, val, bug, opin float64 }
 
 func (s scores) add(o scores, f float64) scores {
-	return scores{s.req + o.req*f, s.prob + o.prob*f, s.praise + o.praise*f, s.ques + o.ques*f, s.val + o.val*f}
+	return scores{s.req + o.req*f, s.prob + o.prob*f, s.praise + o.praise*f, s.ques + o.ques*f, s.val + o.val*f,
+		s.bug + o.bug*f, s.opin + o.opin*f}
 }
 
 // verdict is what one sentence says: its kind (empty when it carries no signal) and sentiment score.
@@ -95,6 +105,9 @@ type verdict struct {
 	score float64
 	used  []bool // tokens that carried kind or sentiment, which are not themes
 	sc    scores // the evidence the kind was decided on
+	// complaint marks an opinion that reads like a problem but names no misbehaviour; its sentiment stays
+	// negative although its kind is praise.
+	complaint bool
 }
 
 // classify reads one tokenized sentence. Words after "but" weigh three times those before it, as in
@@ -142,6 +155,7 @@ func (lx *lexicon) classify(toks []string, questionMark bool) verdict {
 		case t == "not" || t == "never":
 			if brokenBehaviour(lx, toks, i) {
 				s.prob += 2.5
+				s.bug += 2.5
 				if !hypo {
 					s.val--
 				}
@@ -160,6 +174,9 @@ func (lx *lexicon) classify(toks []string, questionMark bool) verdict {
 	sc := pre
 	if but {
 		sc = scores{}.add(pre, 0.5).add(post, 1.5)
+		// Misbehaviour is misbehaviour on either side of "but" ("works everywhere else but the card is
+		// declined here").
+		sc.bug = pre.bug + post.bug
 	}
 	if first < len(toks) && !questionMark && imperatives[toks[first]] && !followedByVerb(toks, first) {
 		sc.req += 3
@@ -169,7 +186,8 @@ func (lx *lexicon) classify(toks []string, questionMark bool) verdict {
 	// does not make a question.
 	// Nor does "Can't log in on iPad" or "Doesn't sync": a negated auxiliary opens a statement.
 	qStart := first < len(toks) && questionStarts[toks[first]] &&
-		(questionMark || (toks[first] != "when" && (first+1 >= len(toks) || toks[first+1] != "not")))
+		(questionMark || (toks[first] != "when" && (first+1 >= len(toks) || toks[first+1] != "not") &&
+			unmarkedQuestion(toks, first)))
 	if (questionMark || qStart) && asksForCapability(toks, first) {
 		sc.req += 3
 	}
@@ -202,6 +220,11 @@ func (lx *lexicon) score(s *scores, c cue, toks []string, i, lastBreak int, hypo
 			s.req += c.weight
 		case 'p':
 			s.prob += c.weight
+			if c.bug {
+				s.bug += c.weight
+			} else {
+				s.opin += c.weight
+			}
 		case '+':
 			s.praise += c.weight
 		case 'q':
@@ -217,6 +240,7 @@ func (lx *lexicon) score(s *scores, c cue, toks []string, i, lastBreak int, hypo
 			s.praise += v
 		} else {
 			s.prob -= v
+			s.opin -= v
 		}
 	}
 }
@@ -229,6 +253,10 @@ func decide(sc scores, question bool, toks []string) string {
 		case sc.req >= 3 && sc.req >= sc.prob:
 			return KindRequest
 		case sc.prob >= 2.5 && (contains(toks, "why") || (contains(toks, "anyone") && contains(toks, "else"))):
+			return KindProblem
+		case sc.bug >= 3 && sc.req < sc.prob && contains(toks, "you"):
+			// "Can you check on your side?", "Could you fix the export?": asking for a repair is part of
+			// the bug report, not a question about the product.
 			return KindProblem
 		}
 		return KindQuestion
@@ -327,4 +355,26 @@ func contains(toks []string, w string) bool {
 		}
 	}
 	return false
+}
+
+// unmarkedQuestion tells a question typed without its question mark ("does it work offline", "how do I
+// export") from a review's clipped statement that opens with the same word ("Does the job", "Was great
+// until the update", "What a waste"): an auxiliary asks only when a subject pronoun follows it.
+func unmarkedQuestion(toks []string, first int) bool {
+	next := ""
+	if first+1 < len(toks) {
+		next = toks[first+1]
+	}
+	switch toks[first] {
+	case "how", "where", "why", "who", "whom", "whose", "which":
+		return true
+	case "what":
+		return next != "a" && next != "an"
+	}
+	return subjectPronouns[next]
+}
+
+var subjectPronouns = map[string]bool{
+	"i": true, "you": true, "we": true, "they": true, "it": true, "there": true, "this": true, "that": true,
+	"anyone": true, "anybody": true, "someone": true, "he": true, "she": true,
 }

@@ -120,7 +120,7 @@ var cueSpecs = []struct {
 	{"choppy", 'p', 2.5, -1.5}, {"janky", 'p', 2.5, -2}, {"jittery", 'p', 2.5, -1.5}, {"stutters", 'p', 2.5, -1.5},
 	{"stuttering", 'p', 2.5, -1.5}, {"flaky", 'p', 2.5, -2}, {"flicker", 'p', 2.5, -1.5},
 	{"flickers", 'p', 2.5, -1.5}, {"flickering", 'p', 2.5, -1.5}, {"jumpy", 'p', 2, -1}, {"cuts", 'p', 1.5, 0},
-	{"drains", 'p', 2, -1}, {"ignores", 'p', 2, -1}, {"ignored", 'p', 2, -1}, {"random", 'p', 1.5, 0},
+	{"ignores", 'p', 2, -1}, {"ignored", 'p', 2, -1}, {"random", 'p', 1.5, 0},
 	{"billed", 'p', 1, 0}, {"although", 'p', 1, 0}, {"went wrong", 'p', 3, -1.5}, {"403", 'p', 2, 0},
 	{"401", 'p', 2, 0}, {"400", 'p', 1.5, 0}, {"expires", 'p', 1.5, 0}, {"expired", 'p', 1.5, 0},
 	{"wipes", 'p', 2.5, -1.5}, {"wiped", 'p', 2.5, -1.5}, {"overwrites", 'p', 2, -1},
@@ -135,12 +135,82 @@ var cueSpecs = []struct {
 	{"top notch", '+', 3, 3}, {"works well", '+', 2, 2}, {"works great", '+', 3, 2.5},
 
 	// questions
-	{"quick question", 'q', 3, 0}, {"is there a way", 'q', 3, 0}, {"is there any way", 'q', 3, 0},
-	{"is there", 'q', 2.5, 0}, {"is it possible", 'q', 3, 0}, {"are there", 'q', 2, 0}, {"how do i", 'q', 3, 0},
+	{"quick question", 'q', 3, 0}, {"is there", 'q', 2.5, 0}, {"is it possible", 'q', 3, 0}, {"are there", 'q', 2, 0}, {"how do i", 'q', 3, 0},
 	{"how can i", 'q', 3, 0}, {"how do we", 'q', 3, 0}, {"how can we", 'q', 3, 0}, {"wondering", 'q', 2.5, 0},
 	{"i wonder", 'q', 2.5, 0}, {"curious", 'q', 2, 0}, {"any idea", 'q', 2, 0}, {"not sure how", 'q', 2, 0},
 	{"not sure if", 'q', 2, 0}, {"not sure whether", 'q', 2, 0}, {"would like to know", 'q', 3, 0},
 	{"would like to ask", 'q', 3, 0}, {"best way", 0, 0, 0},
+	// A star rating in words is a verdict, not a kind of its own.
+	{"1 star", 0, 0, -2.5}, {"one star", 0, 0, -2.5}, {"2 stars", 0, 0, -1.5}, {"two stars", 0, 0, -1.5},
+	{"3 stars", 0, 0, -0.5}, {"three stars", 0, 0, -0.5}, {"4 stars", 0, 0, 1.5}, {"four stars", 0, 0, 1.5},
+	{"5 stars", 0, 0, 2.5}, {"five stars", 0, 0, 2.5},
+	{"can you tell", 'q', 3, 0}, {"could you tell", 'q', 3, 0}, {"can you explain", 'q', 3, 0},
+	{"could you explain", 'q', 3, 0}, {"can you clarify", 'q', 3, 0}, {"could you clarify", 'q', 3, 0},
+	{"can you confirm", 'q', 3, 0}, {"could you confirm", 'q', 3, 0},
+
+	// Requests in the phrasings that app-review and user-feedback studies list for feature requests: wishes,
+	// needs, "should have", "missing", "please add" and questions that ask for a capability ("is there a
+	// way to …?", "any plans for …?"). "is there a way" asks whether the product can do something it
+	// visibly does not; a how-to question says "how do I".
+	{"is there a way", 'r', 3, 0}, {"is there any way", 'r', 3, 0}, {"is there an option", 'r', 3, 0},
+	{"any plans", 'r', 3, 0}, {"plans for", 'r', 3, 0}, {"plan to add", 'r', 3, 0},
+	{"plan to support", 'r', 3, 0}, {"plan on adding", 'r', 3, 0}, {"going to add", 'r', 3, 0},
+	{"going to support", 'r', 3, 0}, {"will you add", 'r', 3, 0}, {"will you support", 'r', 3, 0},
+	{"why is there no", 'r', 3, 0}, {"no option to", 'r', 3, 0}, {"no way to", 'r', 3, 0},
+	{"no setting to", 'r', 3, 0}, {"no button to", 'r', 3, 0}, {"no feature to", 'r', 3, 0},
+	{"missing a", 'r', 3, 0}, {"missing an", 'r', 3, 0}, {"missing the ability", 'r', 3, 0},
+	{"missing the option", 'r', 3, 0}, {"missing is", 'r', 3, 0}, {"thing missing", 'r', 3, 0},
+	{"missing basic", 'r', 3, 0}, {"would be perfect", 'r', 3, 0}, {"would be five stars", 'r', 3, 0},
+	{"would give 5", 'r', 3, 0}, {"would give five", 'r', 3, 0}, {"would be 5", 'r', 3, 0},
+	{"it would be nice", 'r', 3, 0}, {"needs to", 'r', 2.5, 0}, {"needs a", 'r', 3, 0},
+	{"needs more", 'r', 3, 0}, {"should have", 'r', 3, 0}, {"should add", 'r', 3, 0},
+	{"should let", 'r', 3, 0}, {"should be able", 'r', 3, 0}, {"please add", 'r', 3, 0},
+	{"please allow", 'r', 3, 0}, {"please support", 'r', 3, 0}, {"please make", 'r', 3, 0},
+	{"please let", 'r', 3, 0}, {"i would love", 'r', 3, 0}, {"improve", 'r', 1.5, 0},
+	{"request", 'r', 2, 0}, {"prefer", 'r', 1.5, 0}, {"could use", 'r', 3, 0}, {"needs improvement", 'r', 3, 0},
+	{"room for improvement", 'r', 3, 0},
+
+	// Bug reports in the words users choose for misbehaviour: something does not work, crashes, errors,
+	// loses data or does the wrong thing. Asking the vendor to fix or check something belongs to the report.
+	{"not working", 'f', 3, -2}, {"does not work", 'f', 3, -2}, {"do not work", 'f', 3, -2},
+	{"did not work", 'f', 3, -2}, {"will not open", 'f', 3, -2}, {"will not load", 'f', 3, -2},
+	{"buffering", 'f', 2.5, -1.5}, {"corrupt", 'f', 3, -2}, {"corrupted", 'f', 3, -2},
+	{"closes itself", 'f', 3, -2}, {"closes when", 'f', 3, -2}, {"black screen", 'f', 3, -1.5},
+	{"white screen", 'f', 3, -1.5}, {"blank page", 'f', 3, -1.5}, {"never arrives", 'f', 3, -1.5},
+	{"never arrived", 'f', 3, -1.5}, {"never loads", 'f', 3, -1.5}, {"never shows", 'f', 3, -1.5},
+	{"drains", 'f', 2.5, -1}, {"drain", 'f', 2.5, -1}, {"draining", 'f', 2.5, -1},
+	{"deleted all", 'f', 3, -2}, {"are gone", 'f', 3, -2}, {"is gone", 'f', 3, -2}, {"all gone", 'f', 3, -2},
+	{"can you fix", 'f', 3, 0}, {"could you fix", 'f', 3, 0}, {"please fix", 'f', 3, 0},
+	{"can you check", 'f', 3, 0}, {"could you check", 'f', 3, 0}, {"can you look into", 'f', 3, 0},
+	{"could you look into", 'f', 3, 0}, {"can you refund", 'f', 3, 0}, {"could you refund", 'f', 3, 0},
+	{"could you correct", 'f', 3, 0}, {"can you correct", 'f', 3, 0}, {"money back", 'f', 2, -1},
+	{"charged twice", 'f', 3, -2}, {"billed twice", 'f', 3, -2}, {"double charged", 'f', 3, -2},
+	{"broke", 'f', 3, -2}, {"deleted my", 'f', 3, -1.5}, {"got deleted", 'f', 3, -1.5},
+	{"different price", 'f', 3, -1}, {"delay", 'f', 2, -1}, {"delayed", 'f', 2, -1}, {"delays", 'f', 2, -1},
+	{"way off", 'f', 2.5, -1}, {"is off", 'f', 2, -1}, {"are off", 'f', 2, -1}, {"signs me out", 'f', 3, -1.5},
+	{"signed out", 'f', 2.5, -1}, {"locked out", 'f', 3, -1.5}, {"got locked", 'f', 3, -1.5},
+	{"declined", 'f', 2.5, -1}, {"overlap", 'f', 2, -1}, {"messed up", 'f', 3, -1.5},
+	{"goes black", 'f', 3, -1.5}, {"is empty", 'f', 2.5, -1}, {"are empty", 'f', 2.5, -1},
+	{"shows nothing", 'f', 3, -1}, {"returns nothing", 'f', 3, -1}, {"resetting", 'f', 2, -1},
+	{"forgets", 'f', 2.5, -1}, {"log in again", 'f', 2, -1}, {"sign in again", 'f', 2, -1},
+	{"unavailable", 'f', 2.5, -1}, {"only works sometimes", 'f', 3, -1.5}, {"will not let", 'f', 3, -1.5},
+	{"would not let", 'f', 3, -1.5}, {"does not let", 'f', 3, -1.5}, {"did not let", 'f', 3, -1.5},
+	{"issue", 'f', 2.5, -1}, {"issues", 'f', 2.5, -1}, {"problem", 'f', 2, -1}, {"problems", 'f', 2, -1},
+	{"defect", 'f', 3, -1}, {"late", 'f', 2, -1}, {"takes a long time", 'f', 3, -1}, {"long time to", 'f', 2.5, -1},
+	{"no internet", 'f', 2.5, -1}, {"no connection", 'f', 2.5, -1},
+	{"too many", 'p', 1.5, -1}, {"locked", 'f', 2, -1}, {"kicks me out", 'f', 3, -1.5},
+	{"kicked me out", 'f', 3, -1.5}, {"logs me out", 'f', 3, -1.5}, {"logged me out", 'f', 3, -1.5}, {"still shows", 'f', 3, -1}, {"still see", 'f', 3, -1}, {"still get", 'f', 3, -1},
+	{"still showing", 'f', 3, -1}, {"out of sync", 'f', 3, -1.5}, {"randomly switches", 'f', 3, -1.5}, {"wrong person", 'f', 3, -1.5},
+}
+
+// complaintCues are problem cues that voice displeasure, a cost or a chore without saying anything
+// misbehaves. On their own they make a rating or an experience ("too many ads", "way too expensive",
+// "so annoying"), which the extractor reports as an opinion (kind praise, negative sentiment), never as a
+// bug report.
+var complaintCues = map[string]bool{
+	"too many": true, "mess": true, "nasty": true, "annoying": true, "frustrating": true, "confusing": true,
+	"confused": true, "complain": true, "complains": true, "complaining": true, "have to": true,
+	"nobody": true, "gave up": true, "give up": true, "hard to": true,
 }
 
 // boosters strengthen the sentiment word that follows them.
@@ -196,4 +266,7 @@ var notVerbs = map[string]bool{
 	"sure": true, "too": true, "so": true, "very": true, "much": true, "many": true, "all": true,
 	"that": true, "this": true, "yet": true, "one": true, "bad": true, "once": true, "to": true,
 	"really": true, "quite": true, "exactly": true, "necessarily": true, "even": true, "always": true,
+	"believe": true, "know": true, "think": true, "understand": true, "care": true, "expect": true,
+	"mind": true, "bother": true, "buy": true, "download": true, "deserve": true, "feel": true,
+	"enough": true,
 }
