@@ -14,6 +14,13 @@ type Config struct {
 	Companies  Companies  `koanf:"companies"`
 	Insights   Insights   `koanf:"insights"`
 	Connectors Connectors `koanf:"connectors"`
+	Console    Console    `koanf:"console"`
+}
+
+// Console configures the web pages for people served beside the API.
+type Console struct {
+	Enabled   bool   `koanf:"enabled"`
+	PublicURL string `koanf:"public_url"`
 }
 
 // HTTP configures the API listener. The timeouts go beyond the documented keys (docs/config-reference.md).
@@ -93,5 +100,6 @@ func Default() Config {
 		Companies:  Companies{PersonalDomains: PersonalDomains{Add: []string{}, Remove: []string{}}},
 		Insights:   Insights{Provider: "builtin", Workers: 2, OpenAI: OpenAI{Timeout: 60 * time.Second}},
 		Connectors: Connectors{},
+		Console:    Console{Enabled: true},
 	}
 }

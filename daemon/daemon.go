@@ -26,6 +26,7 @@ import (
 	"github.com/feedbridge/feedbridge/api"
 	"github.com/feedbridge/feedbridge/config"
 	"github.com/feedbridge/feedbridge/connectors"
+	"github.com/feedbridge/feedbridge/console"
 	_ "github.com/feedbridge/feedbridge/connectors/all" // every connector kind
 	"github.com/feedbridge/feedbridge/core"
 	"github.com/feedbridge/feedbridge/store"
@@ -106,7 +107,13 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 		// The registered kinds, so the document lists every kind this binary runs.
 		ConnectorKinds: connectors.Names(),
 		// The connectors' routes (Slack's) change with reloads; the supervisor serves the current ones.
-		Extra: func(mux *http.ServeMux) { mux.Handle("/", sup) },
+		// The console's more specific patterns win over the supervisor's catch-all.
+		Extra: func(mux *http.ServeMux) {
+			mux.Handle("/", sup)
+			if cfg.Console.Enabled {
+				console.New(svc, console.Options{Log: log.WithField("component", "console")}).Register(mux)
+			}
+		},
 	})
 	reloads, err := newReloader(cfg, opts.Reload, sup, srv, log.WithField("component", "reload"), faults, reg)
 	if err != nil {
@@ -242,6 +249,9 @@ func buildInfo(version string) prometheus.Collector {
 	return g
 }
 
+// DemoMember is the admin member that --demo creates.
+const DemoMember = "demo@example.com"
+
 // seedDemo creates the demo workspace on an empty store and prints its key once.
 func seedDemo(ctx context.Context, svc *core.Service, cfg *config.Config, out io.Writer) error {
 	ws, key, created, err := svc.SeedDemo(ctx)
@@ -264,6 +274,15 @@ Try it:
        %s/api/records/feedback
 
 `, ws.Name, ws.ID, key, key, base, key, base)
+	if !cfg.Console.Enabled {
+		return nil
+	}
+	_, token, err := svc.AddMember(ctx, ws.ID, DemoMember, core.RoleAdmin)
+	if err != nil {
+		return fmt.Errorf("demo member: %w", err)
+	}
+	fmt.Fprintf(out, "Console: open this sign-in link (valid 24 hours) to choose a password for %s:\n  %s\n\n",
+		DemoMember, console.SignInLink(cfg.Console.PublicURL, cfg.HTTP.Listen, token))
 	return nil
 }
 
