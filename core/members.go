@@ -70,13 +70,17 @@ func (s *Service) AddMember(ctx context.Context, ws ID, email string, role Role)
 }
 
 // Members lists a workspace's members by address.
-func (s *Service) Members(ctx context.Context, ws ID) ([]Member, error) { return s.store.Members(ctx, ws) }
+func (s *Service) Members(ctx context.Context, ws ID) ([]Member, error) {
+	return s.store.Members(ctx, ws)
+}
 
 // Member returns one member by id, of any workspace (the command line names members by id alone).
 func (s *Service) Member(ctx context.Context, id ID) (Member, error) { return s.store.Member(ctx, id) }
 
 // RemoveMember deletes a member with its sign-in link and sessions.
-func (s *Service) RemoveMember(ctx context.Context, id ID) error { return s.store.DeleteMember(ctx, id) }
+func (s *Service) RemoveMember(ctx context.Context, id ID) error {
+	return s.store.DeleteMember(ctx, id)
+}
 
 // NewSignInLink gives a member a fresh sign-in link token, valid for SignInLinkTTL; an earlier link stops
 // working.

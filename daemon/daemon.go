@@ -26,8 +26,8 @@ import (
 	"github.com/feedbridge/feedbridge/api"
 	"github.com/feedbridge/feedbridge/config"
 	"github.com/feedbridge/feedbridge/connectors"
-	"github.com/feedbridge/feedbridge/console"
 	_ "github.com/feedbridge/feedbridge/connectors/all" // every connector kind
+	"github.com/feedbridge/feedbridge/console"
 	"github.com/feedbridge/feedbridge/core"
 	"github.com/feedbridge/feedbridge/store"
 )

@@ -102,7 +102,7 @@ func (s *Store) CreateSession(ctx context.Context, sess core.Session) error {
 
 func (s *Store) Session(ctx context.Context, hash string) (core.Session, core.Member, error) {
 	var (
-		sess           core.Session
+		sess          core.Session
 		created, seen int64
 	)
 	m, err := scanMember(s.rq.QueryRowContext(ctx, `SELECT `+memberCols+`, x.hash, x.created_at, x.last_seen_at
