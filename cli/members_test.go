@@ -15,7 +15,7 @@ func TestMemberCommands(t *testing.T) {
 
 	code, out, errOut = run(t, cfg, "member", "add", "--workspace", ws, "--email", "Ann@Acme.com", "--role", "admin")
 	link := strings.TrimSpace(out)
-	if code != 0 || !strings.HasPrefix(link, "http://localhost:8099/signin/link/") || !strings.Contains(errOut, "24 hours") {
+	if code != 0 || !strings.HasPrefix(link, "http://localhost:8099/signin/link?token=") || !strings.Contains(errOut, "24 hours") {
 		t.Fatalf("member add: exit %d, %q, %q", code, out, errOut)
 	}
 
@@ -41,7 +41,7 @@ func TestMemberCommands(t *testing.T) {
 		wantOut  string // prefix of stdout
 		wantErr  string // part of stderr
 	}{
-		{"a new link", cfg, []string{"member", "link", id}, 0, "http://localhost:8099/signin/link/", ""},
+		{"a new link", cfg, []string{"member", "link", id}, 0, "http://localhost:8099/signin/link?token=", ""},
 		{"the same address again", cfg, []string{"member", "add", "--workspace", ws, "--email", "ann@acme.com"}, 1, "", "already a member"},
 		{"an unknown role", cfg, []string{"member", "add", "--workspace", ws, "--email", "bo@acme.com", "--role", "owner"}, 2, "", "--role"},
 		{"no email", cfg, []string{"member", "add", "--workspace", ws}, 2, "", "--email"},
@@ -65,7 +65,7 @@ func TestMemberCommands(t *testing.T) {
 		t.Fatal(errOut)
 	}
 	code, out, errOut = run(t, public, "member", "add", "--workspace", strings.TrimSpace(out), "--email", "pat@acme.com")
-	if code != 0 || !strings.HasPrefix(out, "https://feedback.example.com/signin/link/") {
+	if code != 0 || !strings.HasPrefix(out, "https://feedback.example.com/signin/link?token=") {
 		t.Fatalf("a link under console.public_url: exit %d, %q, %q", code, out, errOut)
 	}
 }

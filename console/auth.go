@@ -143,9 +143,10 @@ type linkData struct {
 	Token string
 }
 
-// linkPage is where a new member (or one given a new link) chooses a password.
+// linkPage is where a new member (or one given a new link) chooses a password. The token is in the query,
+// not the path, because request logs carry paths; the form posts it back in its body.
 func (s *Server) linkPage(w http.ResponseWriter, r *http.Request) {
-	token := r.PathValue("token")
+	token := r.URL.Query().Get("token")
 	m, err := s.svc.SignInLinkMember(r.Context(), token)
 	if errors.Is(err, core.ErrNotFound) {
 		s.fail(w, r, http.StatusNotFound, "This sign-in link has expired or was already used. Ask an admin for a new one.")
@@ -159,7 +160,7 @@ func (s *Server) linkPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) useLink(w http.ResponseWriter, r *http.Request) {
-	token := r.PathValue("token")
+	token := r.PostFormValue("token")
 	password, confirm := r.PostFormValue("password"), r.PostFormValue("confirm")
 	m, err := s.svc.SignInLinkMember(r.Context(), token)
 	if errors.Is(err, core.ErrNotFound) {

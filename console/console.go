@@ -69,8 +69,8 @@ func (s *Server) Register(mux *http.ServeMux) {
 	page("GET /signin", s.signinPage)
 	page("POST /signin", s.signin)
 	page("POST /signout", s.signout)
-	page("GET /signin/link/{token}", s.linkPage)
-	page("POST /signin/link/{token}", s.useLink)
+	page("GET /signin/link", s.linkPage)
+	page("POST /signin/link", s.useLink)
 
 	page("GET /inbox", s.member(core.RoleViewer, s.inbox))
 	page("GET /records/{id}", s.member(core.RoleViewer, s.record))
@@ -91,7 +91,7 @@ func (s *Server) secure(next http.Handler) http.Handler {
 			"form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("X-Frame-Options", "DENY")
-		// Sign-in link tokens travel in the path; no other site may see them in a Referer.
+		// Sign-in link tokens travel in the query; no other site may see them in a Referer.
 		h.Set("Referrer-Policy", "no-referrer")
 		protected.ServeHTTP(w, r)
 	})

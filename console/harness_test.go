@@ -10,8 +10,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/sirupsen/logrus"
 
 	"github.com/feedbridge/feedbridge/api"
 	"github.com/feedbridge/feedbridge/console"
@@ -53,14 +56,38 @@ type env struct {
 	svc *core.Service
 	srv *httptest.Server
 	ws  core.Workspace
+	// logs holds everything the API and the console logged.
+	logs *syncBuffer
+}
+
+// syncBuffer is a log sink that request goroutines can share.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func newEnv(t *testing.T, st core.Store) *env {
 	svc := core.NewService(st, core.Options{})
-	c := console.New(svc, console.Options{FailureDelay: 100 * time.Millisecond})
-	srv := httptest.NewServer(api.New(svc, api.Options{Extra: c.Register}).Handler())
+	logs := &syncBuffer{}
+	l := logrus.New()
+	l.SetOutput(logs)
+	log := logrus.NewEntry(l)
+	c := console.New(svc, console.Options{FailureDelay: 100 * time.Millisecond, Log: log})
+	srv := httptest.NewServer(api.New(svc, api.Options{Extra: c.Register, Log: log}).Handler())
 	t.Cleanup(srv.Close)
-	e := &env{t: t, ctx: t.Context(), svc: svc, srv: srv}
+	e := &env{t: t, ctx: t.Context(), svc: svc, srv: srv, logs: logs}
 	e.ws = e.workspace("Acme")
 	return e
 }

@@ -22,5 +22,5 @@ func SignInLink(publicURL, listen, token string) string {
 		}
 		base = "http://" + host
 	}
-	return base + "/signin/link/" + token
+	return base + "/signin/link?token=" + token
 }

@@ -221,3 +221,27 @@ func TestConnectorsPage(t *testing.T) {
 		}
 	}
 }
+
+func TestStaticFiles(t *testing.T) {
+	e := newEnv(t, backends()["sqlite"](t))
+	b := e.browser()
+	for _, tc := range []struct {
+		path string
+		want int
+		kind string
+	}{
+		{"/static/console.css", http.StatusOK, "text/css"},
+		{"/static/console.js", http.StatusOK, "javascript"},
+		{"/static/favicon.svg", http.StatusOK, "image/svg+xml"},
+		{"/static/", http.StatusNotFound, ""},
+		{"/static/nothing.css", http.StatusNotFound, ""},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			res := b.get(tc.path)
+			wantStatus(t, tc.path, res, tc.want)
+			if !strings.Contains(res.header.Get("Content-Type"), tc.kind) {
+				t.Errorf("Content-Type %q", res.header.Get("Content-Type"))
+			}
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/feedbridge/feedbridge/core"
@@ -109,11 +110,18 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, status int, messag
 	s.render(w, r, status, "error", view{Title: http.StatusText(status), Member: m, Data: message})
 }
 
-// staticHandler serves the embedded style sheet and script.
+// staticHandler serves the embedded style sheet, script and icon; the folder itself is not listed.
 func staticHandler() http.Handler {
 	sub, err := fs.Sub(staticFiles, "static")
 	if err != nil {
 		panic(err)
 	}
-	return http.StripPrefix("/static/", http.FileServerFS(sub))
+	files := http.StripPrefix("/static/", http.FileServerFS(sub))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/") {
+			http.NotFound(w, r)
+			return
+		}
+		files.ServeHTTP(w, r)
+	})
 }

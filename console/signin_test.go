@@ -28,8 +28,8 @@ func TestSignInLink(t *testing.T) {
 			t.Fatal(err)
 		}
 		b := e.browser()
-		path := "/signin/link/" + link
-		page := b.get(path)
+		path := "/signin/link"
+		page := b.get(path + "?token=" + link)
 		wantStatus(t, "link page", page, http.StatusOK)
 		for _, want := range []string{"ann@acme.com", `<label for="password">Password</label>`} {
 			if !strings.Contains(page.body, want) {
@@ -43,14 +43,14 @@ func TestSignInLink(t *testing.T) {
 			{"not the same twice", password, password + "x", "not the same"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				res := b.post(path, url.Values{"password": {tc.password}, "confirm": {tc.confirm}})
+				res := b.post(path, url.Values{"token": {link}, "password": {tc.password}, "confirm": {tc.confirm}})
 				wantStatus(t, tc.name, res, http.StatusBadRequest)
 				if !strings.Contains(res.body, tc.want) {
 					t.Errorf("%s: the page does not say %q", tc.name, tc.want)
 				}
 			})
 		}
-		res := b.post(path, url.Values{"password": {password}, "confirm": {password}})
+		res := b.post(path, url.Values{"token": {link}, "password": {password}, "confirm": {password}})
 		wantStatus(t, "choose password", res, http.StatusSeeOther)
 		if loc := res.header.Get("Location"); loc != "/inbox" {
 			t.Errorf("after choosing a password: to %q", loc)
@@ -60,8 +60,16 @@ func TestSignInLink(t *testing.T) {
 			t.Errorf("cookie over plain HTTP: %+v", c)
 		}
 		wantStatus(t, "inbox after choosing", b.get("/inbox"), http.StatusOK)
-		wantStatus(t, "spent link", e.browser().get(path), http.StatusNotFound)
-		wantStatus(t, "spent link posted", e.browser().post(path, url.Values{"password": {password}, "confirm": {password}}), http.StatusNotFound)
+		wantStatus(t, "spent link", e.browser().get(path+"?token="+link), http.StatusNotFound)
+		wantStatus(t, "spent link posted", e.browser().post(path, url.Values{"token": {link}, "password": {password}, "confirm": {password}}), http.StatusNotFound)
+		wantStatus(t, "no token", e.browser().get(path), http.StatusNotFound)
+		logs := e.logs.String()
+		if !strings.Contains(logs, "/signin/link") {
+			t.Fatal("the requests were not logged; the check below would prove nothing")
+		}
+		if strings.Contains(logs, link) || strings.Contains(logs, password) || strings.Contains(logs, c.Value) {
+			t.Error("a sign-in link token, password or session token reached the log")
+		}
 	})
 }
 

@@ -33,7 +33,7 @@ func TestServeDemo(t *testing.T) {
 		t.Fatalf("demo workspace has no tags: %d %v", r.StatusCode, tags)
 	}
 	// It also prints a sign-in link for the demo admin, whose page asks for a password.
-	link := d.waitStdout(t, regexp.MustCompile(`/signin/link/[A-Za-z0-9_-]{43}`))
+	link := d.waitStdout(t, regexp.MustCompile(`/signin/link\?token=[A-Za-z0-9_-]{43}`))
 	if link == "" {
 		t.Fatalf("no sign-in link printed by --demo: %q", d.stdout.String())
 	}
