@@ -259,7 +259,8 @@ func seedDemo(ctx context.Context, svc *core.Service, cfg *config.Config, out io
 		return fmt.Errorf("demo: %w", err)
 	}
 	if !created {
-		fmt.Fprintln(out, "demo: the store already has a workspace; nothing seeded (list keys with `feedbridge key list`)")
+		fmt.Fprintln(out, "demo: the store already has a workspace; nothing seeded (list keys with `feedbridge key list`;"+
+			" a new console sign-in link: `feedbridge member list`, then `feedbridge member link MEMBER_ID`)")
 		return nil
 	}
 	base := "http://" + cfg.HTTP.Listen
