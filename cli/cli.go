@@ -84,7 +84,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.AddCommand(a.serveCommand(), a.migrateCommand(), a.workspaceCommand(), a.keyCommand(),
 		a.lookupCommand(core.LookupTag), a.lookupCommand(core.LookupProduct), a.userCommand(), a.companyCommand(),
 		a.importCommand(), a.recordCommand(), a.insightsCommand(), a.backupCommand(), a.configCommand(), a.versionCommand(),
-		a.reloadCommand(), a.contactCommand())
+		a.reloadCommand(), a.contactCommand(), a.memberCommand())
 	markUsage(root)
 	return root
 }

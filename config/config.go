@@ -15,6 +15,13 @@ type Config struct {
 	Insights   Insights   `koanf:"insights"`
 	Sources    Sources    `koanf:"sources"`
 	Connectors Connectors `koanf:"connectors"`
+	Console    Console    `koanf:"console"`
+}
+
+// Console configures the web pages for people served beside the API.
+type Console struct {
+	Enabled   bool   `koanf:"enabled"`
+	PublicURL string `koanf:"public_url"`
 }
 
 // Sources extends the canonical set of source labels for every workspace.
@@ -107,5 +114,6 @@ func Default() Config {
 		Insights:   Insights{Provider: "builtin", Workers: 2, OpenAI: OpenAI{Timeout: 60 * time.Second}},
 		Sources:    Sources{Add: []string{}},
 		Connectors: Connectors{},
+		Console:    Console{Enabled: true},
 	}
 }

@@ -25,6 +25,8 @@ func keyDocs() map[string]string {
 		"insights.openai.model":             "Model name. Required with provider openai.",
 		"insights.openai.timeout":           "How long one attempt (request and answer) may take before it is retried; 0 means the default. An extension of the contract.",
 		"sources.add":                       "Extra source labels (`Phone`, `Chat`), kept as written, for every workspace: a record's source that matches one ignoring case, spaces, `-`, `_` and `.` takes it instead of `Other`. A connector entry's `source` must be a label of the set (canonical, synonym or added).",
+		"console.enabled":                   "Serve the console (the pages for people) on the HTTP listener.",
+		"console.public_url":                "Base URL of the console as people reach it, e.g. `https://feedback.example.com`, used in sign-in links; empty: `http://` and the listen address.",
 		"connectors":                        "Connector entries by kind: each kind takes a list of entries, see below.",
 	}
 }

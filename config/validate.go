@@ -55,6 +55,12 @@ func (c *Config) Validate() []error {
 		add("store.url", "%v", err)
 	}
 
+	if u := c.Console.PublicURL; u != "" {
+		if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" || p.RawQuery != "" || p.Fragment != "" {
+			add("console.public_url", "must be an http:// or https:// URL such as https://feedback.example.com; got %q", u)
+		}
+	}
+
 	if _, err := logrus.ParseLevel(c.Log.Level); err != nil || c.Log.Level == "" {
 		add("log.level", "must be one of trace, debug, info, warn, error; got %q", c.Log.Level)
 	}

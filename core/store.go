@@ -216,6 +216,8 @@ type Store interface {
 
 	// Leases coordinate replicas: one holder per name at a time.
 	Leases
+	// Console members, sign-in links and sessions.
+	MemberStore
 
 	Ping(ctx context.Context) error
 	Close() error

@@ -24,6 +24,7 @@ import (
 	"github.com/feedbridge/feedbridge/config"
 	"github.com/feedbridge/feedbridge/connectors"
 	_ "github.com/feedbridge/feedbridge/connectors/all" // every connector kind
+	"github.com/feedbridge/feedbridge/console"
 	"github.com/feedbridge/feedbridge/core"
 	"github.com/feedbridge/feedbridge/store"
 	"github.com/feedbridge/feedbridge/suggest"
@@ -108,7 +109,13 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 		ConnectorKinds: connectors.Names(),
 		Sources:        cfg.SourceSet().Labels(),
 		// The connectors' routes (Slack's) change with reloads; the supervisor serves the current ones.
-		Extra: func(mux *http.ServeMux) { mux.Handle("/", sup) },
+		// The console's more specific patterns win over the supervisor's catch-all.
+		Extra: func(mux *http.ServeMux) {
+			mux.Handle("/", sup)
+			if cfg.Console.Enabled {
+				console.New(svc, console.Options{Log: log.WithField("component", "console")}).Register(mux)
+			}
+		},
 		// Set before the server serves: reloads is assigned just below.
 		Configured: configuredFunc(func() map[string][]map[string]any { return reloads.current().Connectors }),
 	})
@@ -232,6 +239,9 @@ func buildInfo(version string) prometheus.Collector {
 	return g
 }
 
+// DemoMember is the admin member that --demo creates.
+const DemoMember = "demo@example.com"
+
 // seedDemo creates the demo workspace on an empty store and prints its key once.
 func seedDemo(ctx context.Context, svc *core.Service, cfg *config.Config, out io.Writer) error {
 	ws, key, created, err := svc.SeedDemo(ctx)
@@ -241,7 +251,8 @@ func seedDemo(ctx context.Context, svc *core.Service, cfg *config.Config, out io
 	if !created {
 		// key list shows a key's id and prefix only: a lost key cannot be shown again, only replaced.
 		fmt.Fprintln(out, "demo: the store already has a workspace; nothing seeded. An API key is shown only once, "+
-			"when it is created: for a new one run `feedbridge key create --workspace ID` (ids: `feedbridge workspace list`)")
+			"when it is created: for a new one run `feedbridge key create --workspace ID` (ids: `feedbridge workspace list`); "+
+			"a new console sign-in link: `feedbridge member list`, then `feedbridge member link MEMBER_ID`")
 		return nil
 	}
 	base := "http://" + cfg.HTTP.Listen
@@ -256,6 +267,15 @@ Try it:
        %s/api/records/feedback
 
 `, ws.Name, ws.ID, key, key, base, key, base)
+	if !cfg.Console.Enabled {
+		return nil
+	}
+	_, token, err := svc.AddMember(ctx, ws.ID, DemoMember, core.RoleAdmin)
+	if err != nil {
+		return fmt.Errorf("demo member: %w", err)
+	}
+	fmt.Fprintf(out, "Console: open this sign-in link (valid 24 hours) to choose a password for %s:\n  %s\n\n",
+		DemoMember, console.SignInLink(cfg.Console.PublicURL, cfg.HTTP.Listen, token))
 	return nil
 }
 

@@ -2,8 +2,10 @@ package e2e
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"regexp"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -29,6 +31,20 @@ func TestServeDemo(t *testing.T) {
 	var tags []map[string]string
 	if r := do(t, "GET", d.url("/api/records/tags"), key, "", &tags); r.StatusCode != 200 || len(tags) == 0 {
 		t.Fatalf("demo workspace has no tags: %d %v", r.StatusCode, tags)
+	}
+	// It also prints a sign-in link for the demo admin, whose page asks for a password.
+	link := d.waitStdout(t, regexp.MustCompile(`/signin/link\?token=[A-Za-z0-9_-]{43}`))
+	if link == "" {
+		t.Fatalf("no sign-in link printed by --demo: %q", d.stdout.String())
+	}
+	res, err := client.Get(d.url(link))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || !strings.Contains(string(page), "demo@example.com") || !strings.Contains(string(page), "Password") {
+		t.Fatalf("the demo sign-in link: %d %s", res.StatusCode, page)
 	}
 	if code := d.stop(t, syscall.SIGTERM); code != 0 {
 		t.Fatalf("exit code after SIGTERM: %d", code)

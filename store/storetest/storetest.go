@@ -34,6 +34,7 @@ func Run(t *testing.T, open func(t *testing.T) core.Store) {
 		{"Deliveries", deliveryTests},
 		{"Signals", signalTests},
 		{"Leases", leaseTests},
+		{"Members", memberTests},
 		{"Backend", backendTests},
 		{"Races", raceTests}, // races_extra.go and text_extra.go: cases found while building the PostgreSQL store
 		{"Text", textTests},
