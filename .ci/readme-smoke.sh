@@ -85,6 +85,25 @@ echo "$created" | grep -q '"status": *"Triage"' || fail "the printed create answ
 workspace=$(sed -n 's/^Demo workspace .* (\([0-9a-f]\{24\}\)) created.*/\1/p' "$work/out.log")
 [ -n "$workspace" ] || fail "the daemon did not name its demo workspace"
 
+# The triage loop, as the README writes it: suggestion, link, a moved idea with its demand.
+key=$(grep -m1 -o 'fbk_[A-Za-z0-9]\{40\}' "$work/out.log" || true)
+[ -n "$key" ] || fail "the daemon printed no API key"
+awk '/^## The triage loop/{s=1} s&&/^```sh/{f=1;next} f&&/^```/{exit} f' "$readme" |
+  sed "s#http://127.0.0.1:8080#http://127.0.0.1:$port#" >"$work/loop.sh"
+[ -s "$work/loop.sh" ] || fail "the README has no triage loop"
+loop=$(KEY=$key bash -e "$work/loop.sh" 2>&1) || { echo "$loop"; fail "the triage loop failed"; }
+echo "$loop" | grep -q '"reason"' || { echo "$loop"; fail "the triage loop's feedback got no suggestion"; }
+echo "$loop" | grep -q '"status":"Planned"' || { echo "$loop"; fail "the triage loop's idea did not move"; }
+echo "$loop" | grep -q '"feedback_count":1' || { echo "$loop"; fail "the triage loop's idea shows no demand"; }
+echo "triage loop: suggestion, link and a moved idea with its demand"
+
+# The console's sign-in link the daemon printed opens the page where the demo admin chooses a password.
+link=$(grep -m1 -o 'http://[^ ]*/signin/link?token=[A-Za-z0-9_-]*' "$work/out.log" || true)
+[ -n "$link" ] || { cat "$work/out.log"; fail "the daemon printed no console sign-in link"; }
+page=$(curl -s "${link/127.0.0.1:8080/127.0.0.1:$port}")
+echo "$page" | grep -qi 'password' || fail "the sign-in link did not open the password page"
+echo "console sign-in link opens its page"
+
 # SIGINT goes to the daemon, which `go run` started: `go run` itself exits 1 whenever it receives an
 # interrupt, whatever its program does, but otherwise passes the program's exit code on.
 child=$(pgrep -P "$daemon_pid" | head -n1 || true)
