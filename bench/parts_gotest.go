@@ -38,6 +38,8 @@ func (e *env) partAPI(ctx context.Context) *Part {
 	e.run(ctx, p, goBench{Pkg: "./api", Bench: "^BenchmarkCreateFeedback$", Benchtime: fmt.Sprintf("%dx", sz.APICreates),
 		Timeout: 15 * time.Minute}, 0, "BenchmarkCreateFeedback")
 	e.run(ctx, p, goBench{Pkg: "./api", Bench: "^BenchmarkPatchStatus$", Benchtime: "20x", Timeout: 15 * time.Minute}, 0, "BenchmarkPatchStatus")
+	// The daemon's connection pool against a plain listener, 8 clients, the two arms alternating.
+	e.run(ctx, p, goBench{Pkg: "./daemon", Bench: "^BenchmarkConnPool$", Benchtime: "20x", Timeout: 5 * time.Minute}, 0, "BenchmarkConnPool")
 	// The demand listing fills 100,000 records, quick enough on SQLite to run in both modes.
 	e.run(ctx, p, goBench{Pkg: "./store/sqlite", Bench: "^BenchmarkDemandListing$", Benchtime: "1x", Timeout: 15 * time.Minute},
 		100_000, "BenchmarkDemandListing")

@@ -80,6 +80,8 @@ func targets() []Target {
 			Keys: []string{"./insights:BenchmarkPipelineLag:p50-lag-ms"}},
 	}
 	rows = append(rows, moveTargets()...)
+	rows = append(rows, Target{Issue: 28, What: "connection pool ≥ 0.95 × a plain listener (8 clients, keep-alive)", Store: "none", Part: "api",
+		Keys: []string{"./daemon:BenchmarkConnPool:pool/plain"}, Op: ">=", Limit: 0.95})
 	return append(rows, fairTargets()...)
 }
 
