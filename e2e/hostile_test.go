@@ -47,6 +47,8 @@ func TestHostileRequests(t *testing.T) {
 		// The request line counts against the header bound (http.max_header_bytes, 64 KiB).
 		{"100 KB query string", "/api/records?search=" + strings.Repeat("q", 100000), nil, false, nil, 431},
 		{"1 MiB query string", "/api/records?search=" + strings.Repeat("q", 1<<20), nil, false, nil, 0},
+		{"duplicate JSON key", "/api/records/feedback", strings.NewReader(`{"title":"first","title":"second"}`), false, nil, 400},
+		{"duplicate nested JSON key", "/api/records/idea", strings.NewReader(`{"title":"t","tags":[],"description":"a","description":"b"}`), false, nil, 400},
 		{"many query params", "/api/records?" + strings.Repeat("tags=6b02aa68e620474649935e43&", 20000), nil, false, nil, 0},
 	}
 	answered := 0
