@@ -194,6 +194,9 @@ type Store interface {
 	FailDelivery(ctx context.Context, d Delivery, worker, msg string, retryAt time.Time, final bool) error
 	Deliveries(ctx context.Context, ws ID, entry string) ([]Delivery, error)
 
+	// The general durable queue of outbound work (see Queue).
+	Queue
+
 	// StoreSecret returns a secret the store made once for itself ("cursor": the key that signs cursors).
 	StoreSecret(ctx context.Context, name string) ([]byte, error)
 	// ThemeSignals aggregates a window's insights by theme in the store (GET /records/signals).

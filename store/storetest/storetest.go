@@ -32,6 +32,8 @@ func Run(t *testing.T, open func(t *testing.T) core.Store) {
 		{"Connectors", connectorTests},
 		{"InsightQueue", insightTests},
 		{"Deliveries", deliveryTests},
+		{"Queue", queueTests},
+		{"QueueOrder", queueOrderTests},
 		{"Signals", signalTests},
 		{"Leases", leaseTests},
 		{"Backend", backendTests},

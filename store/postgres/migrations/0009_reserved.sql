@@ -1,0 +1,1 @@
+-- Reserved: this number belongs to a migration of work in progress elsewhere.
