@@ -32,6 +32,7 @@ type RecordChange struct {
 	Contact       *ContactRef
 	UpdatedAt     time.Time
 	History       HistoryEntry
+	Outbox        *Outbox // the events the store writes in the change's transaction
 }
 
 // LinkChange links (or unlinks) a Feedback and an Idea or Feature.

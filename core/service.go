@@ -19,18 +19,22 @@ type Options struct {
 	Observer    Observer
 	JobAttempts int     // insight job attempts before a job is kept as failed
 	Faults      *Faults // shared with the insight pool; nil: the service keeps its own
+	// RecordView is the record as the API shows it, for event bodies; nil: the record as it is.
+	RecordView func(Record) any
 }
 
 // Service enforces every rule of the contract over a Store. It is safe for concurrent use.
 type Service struct {
-	store     Store
-	companies *CompanyResolver
-	sanitizer *Sanitizer
-	now       func() time.Time
-	obs       Observer
-	attempts  int
-	wsCache   sync.Map // ID → wsState, see writable
-	faults    *Faults
+	store      Store
+	companies  *CompanyResolver
+	sanitizer  *Sanitizer
+	now        func() time.Time
+	obs        Observer
+	attempts   int
+	wsCache    sync.Map // ID → wsState, see writable
+	faults     *Faults
+	subs       subsPointer // event subscribers by workspace (outbox.go)
+	recordView func(Record) any
 
 	keyMu        sync.Mutex
 	cursorSecret []byte // the store's cursor key, read on first use
@@ -39,7 +43,7 @@ type Service struct {
 // NewService wires a service to its store.
 func NewService(st Store, o Options) *Service {
 	s := &Service{store: st, companies: o.Companies, sanitizer: o.Sanitizer, now: o.Now, obs: o.Observer, attempts: o.JobAttempts,
-		faults: o.Faults}
+		faults: o.Faults, recordView: o.RecordView}
 	if s.faults == nil {
 		s.faults = &Faults{}
 	}

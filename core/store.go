@@ -32,8 +32,10 @@ type NewRecord struct {
 	DedupKey string
 	// EnqueueInsight adds a queued insight job for the record.
 	EnqueueInsight bool
-	Idempotency    *Idempotency
-	Checkpoint     *Checkpoint
+	// Outbox: the record.created events written in the same transaction as a created record (nil: none).
+	Outbox      *Outbox
+	Idempotency *Idempotency
+	Checkpoint  *Checkpoint
 	// CreatedBy is who created the record; the history's "created" entry is read from it.
 	CreatedBy Actor
 }

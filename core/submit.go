@@ -68,6 +68,7 @@ func (s *Service) Submit(ctx context.Context, ws ID, sub Submission) (Result, er
 	if err := s.writable(ctx, ws); err != nil {
 		return Result{}, err
 	}
+	nr.Outbox = s.outbox(ws, EventRecordCreated)
 	rec, created, err := s.store.CreateRecord(ctx, ws, nr)
 	if err != nil {
 		return Result{}, err

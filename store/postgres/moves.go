@@ -50,8 +50,14 @@ func (s *Store) UpdateRecord(ctx context.Context, ws core.ID, c core.RecordChang
 		if err := addHistory(ctx, tx, ws, c.ID, c.History); err != nil {
 			return err
 		}
-		rec, err = s.recordIn(ctx, tx, ws, c.ID)
-		return err
+		if rec, err = s.recordIn(ctx, tx, ws, c.ID); err != nil {
+			return err
+		}
+		events, err := c.Outbox.UpdateEvents(rec, c.History.Changes)
+		if err != nil {
+			return err
+		}
+		return enqueue(ctx, tx, events)
 	})
 	return rec, err
 }

@@ -47,25 +47,40 @@ func (s *Store) EnqueueItems(ctx context.Context, items []core.QueueItem) error 
 	return fail("enqueue", pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return enqueue(ctx, tx, items) }))
 }
 
+// enqueueSQL inserts one item ($1-$7), only when $8 is "" or the id of a record of its workspace: a
+// pipelined create whose record yielded to another with its dedup key writes no event.
+const enqueueSQL = `INSERT INTO queue_items (` + queueCols + `)
+	SELECT $1, $2, $3, $4, $5, $6, 'queued', 0, '', $7::bigint, ` + dbNow + `, NULL, '',
+		` + dbNow + ` + $7::bigint * interval '1 millisecond', ` + dbNow + `, ` + dbNow + `
+	WHERE $8::text = '' OR EXISTS (SELECT 1 FROM records WHERE workspace_id = $4 AND id = $8::text)
+	ON CONFLICT (queue, id) DO NOTHING`
+
+// enqueueArgs are enqueueSQL's arguments for it, guarded by the record id guard ("" for none).
+func enqueueArgs(it core.QueueItem, guard core.ID) []any {
+	retryFor := it.RetryFor
+	if retryFor == 0 {
+		retryFor = core.DefaultRetryFor
+	}
+	return []any{it.ID, it.Queue, it.Kind, it.Workspace, it.Key, it.Body, retryFor.Milliseconds(), guard}
+}
+
 // enqueue inserts items with db, so that a change and the work it causes commit or roll back together.
-// A repeated (queue, id) is ignored: enqueueing is safe to repeat. The transaction's seq order is the
-// claim order; a change that enqueues after it has locked its record's row keeps one record's items in
-// commit order.
+// A repeated (queue, id) is ignored: enqueueing is safe to repeat. The seq order is the claim order; a
+// change that enqueues after it has locked its record's row keeps one record's items in commit order.
 func enqueue(ctx context.Context, db execer, items []core.QueueItem) error {
 	for _, it := range items {
-		retryFor := it.RetryFor
-		if retryFor == 0 {
-			retryFor = core.DefaultRetryFor
-		}
-		if _, err := db.Exec(ctx, `INSERT INTO queue_items (`+queueCols+`)
-			VALUES ($1, $2, $3, $4, $5, $6, 'queued', 0, '', $7::bigint, `+dbNow+`, NULL, '',
-				`+dbNow+` + $7::bigint * interval '1 millisecond', `+dbNow+`, `+dbNow+`)
-			ON CONFLICT (queue, id) DO NOTHING`,
-			it.ID, it.Queue, it.Kind, it.Workspace, it.Key, it.Body, retryFor.Milliseconds()); err != nil {
+		if _, err := db.Exec(ctx, enqueueSQL, enqueueArgs(it, "")...); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// queueEvents adds a created record's events to its pipelined batch, written only if the record was.
+func queueEvents(b *pgx.Batch, record core.ID, items []core.QueueItem) {
+	for _, it := range items {
+		b.Queue(enqueueSQL, enqueueArgs(it, record)...)
+	}
 }
 
 // ClaimItems leases, in one statement, up to n claimable items of queue to worker in enqueue order;

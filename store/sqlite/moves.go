@@ -72,8 +72,14 @@ func (s *Store) UpdateRecord(ctx context.Context, ws core.ID, c core.RecordChang
 		if err := addHistory(tx.ctx, tx, ws, c.ID, c.History); err != nil {
 			return err
 		}
-		rec, err = recordByID(tx.ctx, tx, ws, c.ID)
-		return err
+		if rec, err = recordByID(tx.ctx, tx, ws, c.ID); err != nil {
+			return err
+		}
+		events, err := c.Outbox.UpdateEvents(rec, c.History.Changes)
+		if err != nil {
+			return err
+		}
+		return s.enqueue(tx, events)
 	})
 	return rec, err
 }
