@@ -94,26 +94,38 @@ func (o *Outbox) Items(typ string, rec Record, changes any) ([]QueueItem, error)
 	return out, nil
 }
 
-// UpdateEvents are the events of an edit: record.status_changed when the status moved, record.updated when
-// anything else did; both carry every change as {"field": {"from", "to"}}.
-func (o *Outbox) UpdateEvents(rec Record, changes map[string][2]any) ([]QueueItem, error) {
+// ChangeEvents are the events of typ about rec with changes given as {"field": {"from", "to"}}.
+func (o *Outbox) ChangeEvents(typ string, rec Record, changes map[string][2]any) ([]QueueItem, error) {
 	if o == nil {
 		return nil, nil
 	}
+	return o.Items(typ, rec, fromTo(changes))
+}
+
+func fromTo(changes map[string][2]any) map[string]map[string]any {
 	ch := make(map[string]map[string]any, len(changes))
 	for f, v := range changes {
 		ch[f] = map[string]any{"from": v[0], "to": v[1]}
 	}
+	return ch
+}
+
+// UpdateEvents are the events of an edit: record.status_changed when the status moved, record.updated when
+// anything else did; both carry every change.
+func (o *Outbox) UpdateEvents(rec Record, changes map[string][2]any) ([]QueueItem, error) {
+	if o == nil {
+		return nil, nil
+	}
 	var out []QueueItem
 	if hasStatus(changes) {
-		its, err := o.Items(EventRecordStatusChanged, rec, ch)
+		its, err := o.ChangeEvents(EventRecordStatusChanged, rec, changes)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, its...)
 	}
 	if len(changes) > 1 || (len(changes) == 1 && !hasStatus(changes)) {
-		its, err := o.Items(EventRecordUpdated, rec, ch)
+		its, err := o.ChangeEvents(EventRecordUpdated, rec, changes)
 		if err != nil {
 			return nil, err
 		}

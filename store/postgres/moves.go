@@ -146,8 +146,14 @@ func (s *Store) LinkRecords(ctx context.Context, ws core.ID, l core.LinkChange) 
 				return err
 			}
 		}
-		rec, err = s.recordIn(ctx, tx, ws, l.Feedback)
-		return err
+		if rec, err = s.recordIn(ctx, tx, ws, l.Feedback); err != nil || len(ch) == 0 {
+			return err
+		}
+		events, err := l.Outbox.ChangeEvents(core.EventRecordLinked, rec, ch)
+		if err != nil {
+			return err
+		}
+		return enqueue(ctx, tx, events)
 	})
 	return rec, err
 }
@@ -174,7 +180,21 @@ func (s *Store) UnlinkRecords(ctx context.Context, ws core.ID, l core.LinkChange
 			Changes: map[string][2]any{"links": {string(l.Target), nil}}}); err != nil {
 			return err
 		}
-		return addHistory(ctx, tx, ws, l.Target, core.HistoryEntry{At: l.At, Actor: l.Actor, Action: core.ActionUnlinked,
-			Changes: map[string][2]any{"feedback": {string(l.Feedback), nil}}})
+		if err := addHistory(ctx, tx, ws, l.Target, core.HistoryEntry{At: l.At, Actor: l.Actor, Action: core.ActionUnlinked,
+			Changes: map[string][2]any{"feedback": {string(l.Feedback), nil}}}); err != nil {
+			return err
+		}
+		if l.Outbox == nil {
+			return nil
+		}
+		rec, err := s.recordIn(ctx, tx, ws, l.Feedback)
+		if err != nil {
+			return err
+		}
+		events, err := l.Outbox.ChangeEvents(core.EventRecordUnlinked, rec, map[string][2]any{"links": {string(l.Target), nil}})
+		if err != nil {
+			return err
+		}
+		return enqueue(ctx, tx, events)
 	})
 }

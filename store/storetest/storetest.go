@@ -35,6 +35,7 @@ func Run(t *testing.T, open func(t *testing.T) core.Store) {
 		{"Queue", queueTests},
 		{"QueueOrder", queueOrderTests},
 		{"Outbox", outboxTests},
+		{"OutboxMoves", outboxMoveTests},
 		{"Signals", signalTests},
 		{"Leases", leaseTests},
 		{"Backend", backendTests},
