@@ -58,8 +58,24 @@ type event struct {
 }
 
 type eventData struct {
-	Record  any `json:"record"`
-	Changes any `json:"changes"`
+	Record    any        `json:"record"`
+	Changes   any        `json:"changes"`
+	ImportRun *importRun `json:"import_run,omitempty"`
+}
+
+// importRun is an import run in an import.finished event.
+type importRun struct {
+	ID         ID         `json:"id"`
+	Connector  string     `json:"connector"`
+	File       string     `json:"file"`
+	Status     string     `json:"status"`
+	Rows       int        `json:"rows"`
+	Created    int        `json:"created"`
+	Duplicates int        `json:"duplicates"`
+	Failed     int        `json:"failed"`
+	Error      string     `json:"error"`
+	StartedAt  time.Time  `json:"started_at"`
+	FinishedAt *time.Time `json:"finished_at"`
 }
 
 // Items are the queue items of one event of typ about rec, one per subscriber that asked for typ; the items
@@ -90,6 +106,31 @@ func (o *Outbox) Items(typ string, rec Record, changes any) ([]QueueItem, error)
 		it := &out[len(out)-1]
 		it.Queue, it.Kind, it.Workspace, it.Key, it.Body, it.RetryFor = EventQueue(sub.Name), EventKind, rec.Workspace,
 			string(rec.ID), body, sub.RetryFor
+	}
+	return out, nil
+}
+
+// ImportEvents are the import.finished events of a run that ended: record and changes are null, the run
+// is in data.import_run. They are not ordered by any key.
+func (o *Outbox) ImportEvents(run ImportRun) ([]QueueItem, error) {
+	if o == nil {
+		return nil, nil
+	}
+	id := NewIDAt(o.now)
+	fin := run.FinishedAt
+	body, err := json.Marshal(event{ID: id, Type: EventImportFinished, Workspace: run.Workspace, CreatedAt: o.now,
+		Data: eventData{ImportRun: &importRun{ID: run.ID, Connector: run.Connector, File: run.File, Status: run.Status,
+			Rows: run.Rows, Created: run.Created, Duplicates: run.Duplicates, Failed: run.Failed, Error: run.Error,
+			StartedAt: run.StartedAt, FinishedAt: &fin}}})
+	if err != nil {
+		return nil, fmt.Errorf("event %s: %w", EventImportFinished, err)
+	}
+	var out []QueueItem
+	for _, sub := range o.subs {
+		if slices.Contains(sub.Events, EventImportFinished) {
+			out = append(out, QueueItem{ID: id, Queue: EventQueue(sub.Name), Kind: EventKind, Workspace: run.Workspace,
+				Body: body, RetryFor: sub.RetryFor})
+		}
 	}
 	return out, nil
 }

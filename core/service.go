@@ -170,7 +170,14 @@ func (s *Service) FinishImport(ctx context.Context, run ImportRun) error {
 	if run.Status != ImportRunning && run.FinishedAt.IsZero() {
 		run.FinishedAt = s.Now()
 	}
-	return s.store.PutImportRun(ctx, run)
+	if run.Status == ImportRunning {
+		return s.store.PutImportRun(ctx, run)
+	}
+	events, err := s.outbox(run.Workspace, EventImportFinished).ImportEvents(run)
+	if err != nil {
+		return err
+	}
+	return s.store.PutImportRun(ctx, run, events...)
 }
 
 // ImportRuns lists the workspace's import runs, newest first.

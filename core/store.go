@@ -156,7 +156,9 @@ type Store interface {
 	ConnectorStatuses(ctx context.Context, ws ID) ([]ConnectorStatus, error)
 
 	// Import runs.
-	PutImportRun(ctx context.Context, run ImportRun) error      // insert or update by id
+	// PutImportRun inserts or updates a run by id, and writes events (import.finished) in the same
+	// transaction.
+	PutImportRun(ctx context.Context, run ImportRun, events ...QueueItem) error
 	ImportRuns(ctx context.Context, ws ID) ([]ImportRun, error) // newest first
 	ImportRun(ctx context.Context, ws ID, id ID) (ImportRun, error)
 

@@ -102,6 +102,11 @@ func (s *Service) SubmitBatch(ctx context.Context, ws ID, subs []Submission) ([]
 	if err := s.writable(ctx, ws); err != nil {
 		return nil, err
 	}
+	if ob := s.outbox(ws, EventRecordCreated); ob != nil {
+		for i := range valid {
+			valid[i].Outbox = ob
+		}
+	}
 	res, err := s.store.CreateRecords(ctx, ws, valid)
 	if err != nil {
 		return nil, err

@@ -33,8 +33,10 @@ func (s *Store) CreateRecords(ctx context.Context, ws core.ID, rs []core.NewReco
 		b := newBulk(s.known, ws, rs)
 		var out []core.BulkResult
 		err := s.inTx(ctx, "create records", func(tx pgx.Tx) (err error) {
-			out, err = b.write(ctx, tx, ws, look)
-			return err
+			if out, err = b.write(ctx, tx, ws, look); err != nil {
+				return err
+			}
+			return s.createdEvents(ctx, tx, ws, rs, out)
 		})
 		if errors.Is(err, errDedupRace) && races < 3 {
 			if look {

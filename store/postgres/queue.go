@@ -83,6 +83,28 @@ func queueEvents(b *pgx.Batch, record core.ID, items []core.QueueItem) {
 	}
 }
 
+// createdEvents writes the record.created events of a bulk write's created records that have an outbox,
+// each record read back as a single create returns it.
+func (s *Store) createdEvents(ctx context.Context, tx pgx.Tx, ws core.ID, rs []core.NewRecord, out []core.BulkResult) error {
+	for i, nr := range rs {
+		if nr.Outbox == nil || !out[i].Created {
+			continue
+		}
+		rec, err := s.record(ctx, tx, ws, nr.ID)
+		if err != nil {
+			return err
+		}
+		events, err := nr.Outbox.Items(core.EventRecordCreated, rec, nil)
+		if err != nil {
+			return err
+		}
+		if err := enqueue(ctx, tx, events); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // ClaimItems leases, in one statement, up to n claimable items of queue to worker in enqueue order;
 // replicas claiming at once skip each other's rows. An item whose earlier item of the same key another
 // replica is claiming still counts that one as pending (the row is locked, not gone), so the order holds.

@@ -55,6 +55,28 @@ func (s *Store) enqueue(tx *wtx, items []core.QueueItem) error {
 	return nil
 }
 
+// createdEvents writes the record.created events of a bulk write's created records that have an outbox,
+// each record read back as a single create returns it.
+func (s *Store) createdEvents(tx *wtx, ws core.ID, rs []core.NewRecord, out []core.BulkResult) error {
+	for i, nr := range rs {
+		if nr.Outbox == nil || !out[i].Created {
+			continue
+		}
+		rec, err := recordByID(tx.ctx, tx, ws, nr.ID)
+		if err != nil {
+			return err
+		}
+		events, err := nr.Outbox.Items(core.EventRecordCreated, rec, nil)
+		if err != nil {
+			return err
+		}
+		if err := s.enqueue(tx, events); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // claimable is the condition on q (a queue_items row) that it may be handed out now (?1, ?2: now): due or
 // with an expired lease, and with no earlier pending item of its key.
 const claimable = `((q.state = 'queued' AND q.run_at <= ?) OR (q.state = 'running' AND q.lease_until <= ?))

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -65,5 +66,51 @@ var outboxMoveTests = map[string]func(t *testing.T, f *fixture){
 		check("deleted", core.EventRecordDeleted, fb, "fb", core.StatusProcessed, nil)
 		wantErr(t, "delete again", svc.Delete(f.ctx, ws, fb.ID), core.ErrNotFound)
 		equal(t, "nothing left", f.stats(core.EventQueue("s")), core.QueueStats{})
+	},
+	"BatchAndImportFinished": func(t *testing.T, f *fixture) {
+		ws := f.workspace("A", 0).ID
+		svc := f.eventService(core.Subscriber{Name: "s", Workspace: ws, Events: []string{core.EventRecordCreated, core.EventImportFinished}})
+		res, err := svc.SubmitBatch(f.ctx, ws, []core.Submission{
+			{Type: core.RecordFeedback, Title: "one", DedupKey: "k1"},
+			{Type: core.RecordFeedback, Title: ""}, // invalid: no title
+			{Type: core.RecordFeedback, Title: "one again", DedupKey: "k1"},
+			{Type: core.RecordFeedback, Title: "two"},
+		})
+		noErr(t, "batch", err)
+		its := f.claimItems(core.EventQueue("s"), "w", 10, time.Minute)
+		got := map[string]string{}
+		for _, it := range its {
+			var ev eventBody
+			noErr(t, "decode", json.Unmarshal(it.Body, &ev))
+			got[ev.Data.Record.Title] = ev.Type
+			equal(t, "keyed by record", it.Key, string(ev.Data.Record.ID))
+		}
+		equal(t, "one created event per created record", got,
+			map[string]string{"one": core.EventRecordCreated, "two": core.EventRecordCreated})
+		equal(t, "the repeat is the first record", [2]any{res[2].ID, res[2].Created}, [2]any{res[0].ID, false})
+
+		run, err := svc.StartImport(f.ctx, ws, "csv:nightly", "a.csv")
+		noErr(t, "start import", err)
+		equal(t, "a running import sends nothing", f.stats(core.EventQueue("s")), core.QueueStats{Pending: 2})
+		run.Status, run.Rows, run.Created = core.ImportSucceeded, 3, 2
+		noErr(t, "finish import", svc.FinishImport(f.ctx, run))
+		fin := f.claimItems(core.EventQueue("s"), "w", 10, time.Minute)
+		if len(fin) != 1 {
+			t.Fatalf("import events: %q", bodies(fin))
+		}
+		var ev struct {
+			Type string `json:"type"`
+			Data struct {
+				Record    any `json:"record"`
+				ImportRun struct {
+					ID      core.ID `json:"id"`
+					Status  string  `json:"status"`
+					Created int     `json:"created"`
+				} `json:"import_run"`
+			} `json:"data"`
+		}
+		noErr(t, "decode", json.Unmarshal(fin[0].Body, &ev))
+		equal(t, "import.finished", []any{ev.Type, ev.Data.Record, ev.Data.ImportRun.ID, ev.Data.ImportRun.Status, ev.Data.ImportRun.Created},
+			[]any{core.EventImportFinished, nil, run.ID, core.ImportSucceeded, 2})
 	},
 }
