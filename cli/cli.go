@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/feedbridge/feedbridge/api"
 	"github.com/feedbridge/feedbridge/config"
 	"github.com/feedbridge/feedbridge/core"
 	"github.com/feedbridge/feedbridge/store"
@@ -119,6 +120,8 @@ func (a *app) open(ctx context.Context, mode sqlite.Mode) (*core.Service, *confi
 	}
 	svc := core.NewService(st, core.Options{
 		Companies: core.NewCompanyResolver(cfg.Companies.PersonalDomains.Add, cfg.Companies.PersonalDomains.Remove),
+		// Event bodies show a record exactly as the API does.
+		RecordView: api.NewRecordView,
 	})
 	return svc, cfg, func() { st.Close() }, nil
 }

@@ -81,6 +81,8 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 		Companies: core.NewCompanyResolver(cfg.Companies.PersonalDomains.Add, cfg.Companies.PersonalDomains.Remove),
 		Observer:  obs,
 		Faults:    faults,
+		// Event bodies show a record exactly as the API does.
+		RecordView: api.NewRecordView,
 	})
 
 	if opts.Demo {
