@@ -122,11 +122,7 @@ var outboxTests = map[string]func(t *testing.T, f *fixture){
 		}
 		for _, w := range want {
 			_, ev := f.nextEvent("s")
-			var changed []string
-			for _, k := range sortedKeys(ev.Data.Changes) {
-				changed = append(changed, k)
-			}
-			equal(t, "event", []any{ev.Type, ev.Data.Record.Title, ev.Data.Record.Status, changed},
+			equal(t, "event", []any{ev.Type, ev.Data.Record.Title, ev.Data.Record.Status, sortedKeys(ev.Data.Changes)},
 				[]any{w.typ, w.title, w.status, w.changed})
 		}
 		equal(t, "nothing left", len(f.claimItems(core.EventQueue("s"), "w", 10, time.Minute)), 0)
