@@ -75,7 +75,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(a.serveCommand(), a.migrateCommand(), a.workspaceCommand(), a.keyCommand(),
 		a.lookupCommand(core.LookupTag), a.lookupCommand(core.LookupProduct), a.userCommand(), a.companyCommand(),
-		a.importCommand(), a.recordCommand(), a.insightsCommand(), a.backupCommand(), a.configCommand(), a.versionCommand(),
+		a.importCommand(), a.recordCommand(), a.insightsCommand(), a.eventsCommand(), a.backupCommand(), a.configCommand(), a.versionCommand(),
 		a.reloadCommand())
 	markUsage(root)
 	return root
