@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/feedbridge/feedbridge/api"
 	"github.com/feedbridge/feedbridge/config"
 	"github.com/feedbridge/feedbridge/core"
 	"github.com/feedbridge/feedbridge/store"
@@ -83,7 +84,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(a.serveCommand(), a.migrateCommand(), a.workspaceCommand(), a.keyCommand(),
 		a.lookupCommand(core.LookupTag), a.lookupCommand(core.LookupProduct), a.userCommand(), a.companyCommand(),
-		a.importCommand(), a.recordCommand(), a.insightsCommand(), a.backupCommand(), a.configCommand(), a.versionCommand(),
+		a.importCommand(), a.recordCommand(), a.insightsCommand(), a.eventsCommand(), a.backupCommand(), a.configCommand(), a.versionCommand(),
 		a.reloadCommand(), a.contactCommand(), a.memberCommand())
 	markUsage(root)
 	return root
@@ -129,6 +130,8 @@ func (a *app) open(ctx context.Context, mode sqlite.Mode) (*core.Service, *confi
 	svc := core.NewService(st, core.Options{
 		Companies: core.NewCompanyResolver(cfg.Companies.PersonalDomains.Add, cfg.Companies.PersonalDomains.Remove),
 		Sources:   cfg.SourceSet(),
+		// Event bodies show a record exactly as the API does.
+		RecordView: api.NewRecordView,
 	})
 	return svc, cfg, func() { st.Close() }, nil
 }

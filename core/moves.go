@@ -23,6 +23,7 @@ func (s *Service) Link(ctx context.Context, ws, feedback, target ID, importance 
 	if err := s.writable(ctx, ws); err != nil {
 		return Record{}, err
 	}
+	l.Outbox = s.outbox(ws, EventRecordLinked)
 	return s.store.LinkRecords(ctx, ws, l)
 }
 
@@ -31,7 +32,8 @@ func (s *Service) Unlink(ctx context.Context, ws, feedback, target ID) error {
 	if err := s.writable(ctx, ws); err != nil {
 		return err
 	}
-	return s.store.UnlinkRecords(ctx, ws, LinkChange{Feedback: feedback, Target: target, At: s.Now(), Actor: ActorFrom(ctx)})
+	return s.store.UnlinkRecords(ctx, ws, LinkChange{Feedback: feedback, Target: target, At: s.Now(), Actor: ActorFrom(ctx),
+		Outbox: s.outbox(ws, EventRecordUnlinked)})
 }
 
 // checkLink refuses links of the wrong types; record types never change, so reading them outside the
@@ -70,7 +72,7 @@ func (s *Service) Merge(ctx context.Context, ws, id, into ID) (Record, error) {
 	if err := s.writable(ctx, ws); err != nil {
 		return Record{}, err
 	}
-	return s.store.MergeRecords(ctx, ws, id, into, s.Now(), ActorFrom(ctx))
+	return s.store.MergeRecords(ctx, ws, id, into, s.Now(), ActorFrom(ctx), s.outbox(ws, EventRecordMerged))
 }
 
 // Delete removes a record and everything that belongs to it (see Store.DeleteRecord).
@@ -78,7 +80,7 @@ func (s *Service) Delete(ctx context.Context, ws, id ID) error {
 	if err := s.writable(ctx, ws); err != nil {
 		return err
 	}
-	return s.store.DeleteRecord(ctx, ws, id)
+	return s.store.DeleteRecord(ctx, ws, id, s.outbox(ws, EventRecordDeleted))
 }
 
 // History lists a record's changes, oldest first, beginning with its creation, which is read from the

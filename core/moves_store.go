@@ -34,6 +34,7 @@ type RecordChange struct {
 	History       HistoryEntry
 	// Base is the reading c was computed from, when the caller has it; see Applied.
 	Base *Record
+	Outbox *Outbox // the events the store writes in the change's transaction
 }
 
 // LinkChange links (or unlinks) a Feedback and an Idea or Feature.
@@ -43,6 +44,7 @@ type LinkChange struct {
 	Importance int // 1-3 to set, 0 to leave as it is
 	At         time.Time
 	Actor      Actor
+	Outbox     *Outbox // record.linked or record.unlinked about the feedback, in the change's transaction
 }
 
 // RecordMoves are the store's writes of records after their creation. Each runs in one transaction,
@@ -62,12 +64,14 @@ type RecordMoves interface {
 	// with MergedInto, its links (a Feedback's) or linked feedback (an Idea's or Feature's) move to into,
 	// its tags join into's. Returns into. ErrNotFound, ErrMerged when either is already merged, and
 	// *ValidationError when their types differ.
-	MergeRecords(ctx context.Context, ws, id, into ID, at time.Time, actor Actor) (Record, error)
+	// ob writes record.merged about id in the same transaction (nil: no event).
+	MergeRecords(ctx context.Context, ws, id, into ID, at time.Time, actor Actor, ob *Outbox) (Record, error)
 	// DeleteRecord removes a record with its tags, links, insights, insight jobs, history, search entry
 	// and the idempotency keys that created it; the records it was linked to count one feedback less.
 	// The records merged into it, directly or through a chain of merges, are deleted with it in the same
 	// transaction, so that no merged_into names a record that is gone.
-	DeleteRecord(ctx context.Context, ws, id ID) error
+	// ob writes record.deleted, with the record as it was, in the same transaction (nil: no event).
+	DeleteRecord(ctx context.Context, ws, id ID, ob *Outbox) error
 	// History lists a record's stored changes, oldest first (the "created" entry is the service's, from
 	// the record itself); ErrNotFound for no such record.
 	History(ctx context.Context, ws, id ID) ([]HistoryEntry, error)

@@ -58,6 +58,7 @@ func (s *Service) Update(ctx context.Context, ws, id ID, p Patch, ifMatch string
 			return Record{}, err
 		}
 		c.History.Actor = ActorFrom(ctx)
+		c.Outbox = s.outbox(ws, EventRecordUpdated, EventRecordStatusChanged)
 		out, err := s.store.UpdateRecord(ctx, ws, c)
 		if errors.Is(err, ErrStale) {
 			if ifMatch != "" {

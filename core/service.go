@@ -22,6 +22,8 @@ type Options struct {
 	Sources     *SourceSet // the source labels (sources.add); nil: the canonical set
 	// Matcher ranks Ideas and Features for suggestions; nil: suggestions answer an error.
 	Matcher Matcher
+	// RecordView is the record as the API shows it, for event bodies; nil: the record as it is.
+	RecordView func(Record) any
 }
 
 // Service enforces every rule of the contract over a Store. It is safe for concurrent use.
@@ -36,6 +38,8 @@ type Service struct {
 	faults    *Faults
 	sources   *SourceSet
 	matcher   Matcher
+	subs      subsPointer // event subscribers by workspace (outbox.go)
+	recordView func(Record) any
 
 	keyMu        sync.Mutex
 	cursorSecret []byte // the store's cursor key, read on first use
@@ -44,7 +48,7 @@ type Service struct {
 // NewService wires a service to its store.
 func NewService(st Store, o Options) *Service {
 	s := &Service{store: st, companies: o.Companies, sanitizer: o.Sanitizer, now: o.Now, obs: o.Observer, attempts: o.JobAttempts,
-		faults: o.Faults, sources: o.Sources, matcher: o.Matcher}
+		faults: o.Faults, sources: o.Sources, matcher: o.Matcher, recordView: o.RecordView}
 	if s.sources == nil {
 		s.sources = defaultSources
 	}
@@ -179,7 +183,14 @@ func (s *Service) FinishImport(ctx context.Context, run ImportRun) error {
 	if run.Status != ImportRunning && run.FinishedAt.IsZero() {
 		run.FinishedAt = s.Now()
 	}
-	return s.store.PutImportRun(ctx, run)
+	if run.Status == ImportRunning {
+		return s.store.PutImportRun(ctx, run)
+	}
+	events, err := s.outbox(run.Workspace, EventImportFinished).ImportEvents(run)
+	if err != nil {
+		return err
+	}
+	return s.store.PutImportRun(ctx, run, events...)
 }
 
 // ImportRuns lists the workspace's import runs, newest first.

@@ -32,8 +32,10 @@ type NewRecord struct {
 	DedupKey string
 	// EnqueueInsight adds a queued insight job for the record.
 	EnqueueInsight bool
-	Idempotency    *Idempotency
-	Checkpoint     *Checkpoint
+	// Outbox: the record.created events written in the same transaction as a created record (nil: none).
+	Outbox      *Outbox
+	Idempotency *Idempotency
+	Checkpoint  *Checkpoint
 	// CreatedBy is who created the record; the history's "created" entry is read from it.
 	CreatedBy Actor
 	// ImportRun is the CSV import run that wrote the record (bulk path only), so that it can be undone.
@@ -165,7 +167,9 @@ type Store interface {
 	ConnectorStatuses(ctx context.Context, ws ID) ([]ConnectorStatus, error)
 
 	// Import runs.
-	PutImportRun(ctx context.Context, run ImportRun) error      // insert or update by id
+	// PutImportRun inserts or updates a run by id, and writes events (import.finished) in the same
+	// transaction.
+	PutImportRun(ctx context.Context, run ImportRun, events ...QueueItem) error
 	ImportRuns(ctx context.Context, ws ID) ([]ImportRun, error) // newest first
 	ImportRun(ctx context.Context, ws ID, id ID) (ImportRun, error)
 	// UndoImport deletes, in transactions of UndoChunk records, the records of the run (of whichever
@@ -208,6 +212,9 @@ type Store interface {
 	FinishDelivery(ctx context.Context, d Delivery, worker string) error
 	FailDelivery(ctx context.Context, d Delivery, worker, msg string, retryAt time.Time, final bool) error
 	Deliveries(ctx context.Context, ws ID, entry string) ([]Delivery, error)
+
+	// The general durable queue of outbound work (see Queue).
+	Queue
 
 	// StoreSecret returns a secret the store made once for itself ("cursor": the key that signs cursors).
 	StoreSecret(ctx context.Context, name string) ([]byte, error)

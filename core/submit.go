@@ -69,6 +69,7 @@ func (s *Service) Submit(ctx context.Context, ws ID, sub Submission) (Result, er
 	if err := s.writable(ctx, ws); err != nil {
 		return Result{}, err
 	}
+	nr.Outbox = s.outbox(ws, EventRecordCreated)
 	rec, created, err := s.store.CreateRecord(ctx, ws, nr)
 	if err != nil {
 		return Result{}, err
@@ -104,6 +105,11 @@ func (s *Service) SubmitBatch(ctx context.Context, ws ID, subs []Submission) ([]
 	}
 	if err := s.writable(ctx, ws); err != nil {
 		return nil, err
+	}
+	if ob := s.outbox(ws, EventRecordCreated); ob != nil {
+		for i := range valid {
+			valid[i].Outbox = ob
+		}
 	}
 	res, err := s.store.CreateRecords(ctx, ws, valid)
 	if err != nil {

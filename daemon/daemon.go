@@ -83,6 +83,8 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 		Faults:    faults,
 		Sources:   cfg.SourceSet(),
 		Matcher:   suggest.New(st, suggest.Options{}),
+		// Event bodies show a record exactly as the API does.
+		RecordView: api.NewRecordView,
 	})
 
 	if opts.Demo {

@@ -6,69 +6,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"path"
-	"syscall"
 	"time"
+
+	"github.com/feedbridge/feedbridge/internal/safenet"
 )
-
-// blockedPrefixes are the non-public ranges that netip's predicates do not already cover.
-var blockedPrefixes = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),      // "this network"
-	netip.MustParsePrefix("100.64.0.0/10"),  // carrier-grade NAT, often cloud-internal
-	netip.MustParsePrefix("192.0.0.0/24"),   // IETF protocol assignments
-	netip.MustParsePrefix("198.18.0.0/15"),  // benchmarking
-	netip.MustParsePrefix("240.0.0.0/4"),    // reserved, and broadcast
-	netip.MustParsePrefix("64:ff9b::/96"),   // NAT64: may embed a private IPv4 address
-	netip.MustParsePrefix("64:ff9b:1::/48"), // local-use NAT64
-	netip.MustParsePrefix("2002::/16"),      // 6to4: embeds an IPv4 address
-	netip.MustParsePrefix("fec0::/10"),      // deprecated site-local
-}
-
-// publicAddr reports whether ip is a public unicast address.
-func publicAddr(ip netip.Addr) bool {
-	ip = ip.Unmap()
-	if !ip.IsValid() || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() {
-		return false
-	}
-	for _, p := range blockedPrefixes {
-		if p.Contains(ip) {
-			return false
-		}
-	}
-	return true
-}
-
-// refusePrivate runs on every connection the client dials, after name resolution. Checking the address
-// actually dialled, rather than the URL's host name, also covers a name that resolves publicly when
-// validated and privately when used (DNS rebinding), and every redirect.
-func refusePrivate(_, address string, _ syscall.RawConn) error {
-	host, _, err := net.SplitHostPort(address)
-	if err != nil {
-		return err
-	}
-	ip, err := netip.ParseAddr(host)
-	if err != nil {
-		return fmt.Errorf("refusing to connect to %q: not an IP address", host)
-	}
-	if !publicAddr(ip) {
-		return fmt.Errorf("refusing to connect to %s: a loopback, private or reserved address (allow_private: true permits it)", ip.Unmap())
-	}
-	return nil
-}
 
 // newHTTPClient builds the client for URL sources: no proxy from the environment (a proxy would be the
 // only host dialled and so escape the address check), bounded connection and header phases, and
 // redirects only to https on the same host so that request headers holding secrets go nowhere else.
 func newHTTPClient(allowPrivate bool, tlsConf *tls.Config) *http.Client {
-	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
-	if !allowPrivate {
-		d.Control = refusePrivate
-	}
+	d := safenet.Dialer(allowPrivate)
 	tr := &http.Transport{
 		Proxy:                 nil,
 		DialContext:           d.DialContext,

@@ -6,7 +6,6 @@ import (
 	"crypto/x509"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -157,21 +156,6 @@ func (e *testEnv) allLogs() string {
 		sb.WriteString(s)
 	}
 	return sb.String()
-}
-
-func TestPublicAddr(t *testing.T) {
-	tests := map[string]bool{
-		"8.8.8.8": true, "2001:4860:4860::8888": true, "93.184.216.34": true,
-		"127.0.0.1": false, "::1": false, "10.1.2.3": false, "172.16.0.1": false, "192.168.1.1": false,
-		"169.254.169.254": false, "100.64.0.1": false, "0.0.0.0": false, "::": false, "fd00::1": false,
-		"fe80::1": false, "::ffff:10.0.0.1": false, "::ffff:127.0.0.1": false, "224.0.0.1": false,
-		"255.255.255.255": false, "64:ff9b::a00:1": false, "2002:a00:1::": false, "198.18.0.1": false,
-	}
-	for s, want := range tests {
-		if got := publicAddr(netip.MustParseAddr(s)); got != want {
-			t.Errorf("publicAddr(%s) = %v, want %v", s, got, want)
-		}
-	}
 }
 
 // A run that outlasts its interval is not started again while it goes, and of two replicas sharing the

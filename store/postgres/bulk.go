@@ -45,8 +45,10 @@ func (s *Store) CreateRecords(ctx context.Context, ws core.ID, rs []core.NewReco
 		b.erased = erased
 		var out []core.BulkResult
 		err := s.inTx(ctx, "create records", func(tx pgx.Tx) (err error) {
-			out, err = b.write(ctx, tx, ws, look)
-			return err
+			if out, err = b.write(ctx, tx, ws, look); err != nil {
+				return err
+			}
+			return s.createdEvents(ctx, tx, ws, rs, out)
 		})
 		if errors.Is(err, errStaleContacts) && races < 3 {
 			races++

@@ -78,8 +78,21 @@ func scanRun(row pgx.Row) (core.ImportRun, error) {
 }
 
 // PutImportRun inserts a run or updates it by id; a run of another workspace is left alone (ErrNotFound).
-func (s *Store) PutImportRun(ctx context.Context, run core.ImportRun) error {
-	tag, err := s.pool.Exec(ctx, `
+func (s *Store) PutImportRun(ctx context.Context, run core.ImportRun, events ...core.QueueItem) error {
+	if len(events) > 0 {
+		return fail("put import run", pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			if err := putImportRun(ctx, tx, run); err != nil {
+				return err
+			}
+			return enqueue(ctx, tx, events)
+		}))
+	}
+	return fail("put import run", putImportRun(ctx, s.pool, run))
+}
+
+// putImportRun writes run with db; a run of another workspace is pgx.ErrNoRows.
+func putImportRun(ctx context.Context, db execer, run core.ImportRun) error {
+	tag, err := db.Exec(ctx, `
 		INSERT INTO import_runs (`+runCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 		ON CONFLICT (id) DO UPDATE SET connector = excluded.connector, file = excluded.file, status = excluded.status,
 			rows = excluded.rows, created = excluded.created, duplicates = excluded.duplicates, failed = excluded.failed,
@@ -90,7 +103,7 @@ func (s *Store) PutImportRun(ctx context.Context, run core.ImportRun) error {
 	if err == nil && tag.RowsAffected() == 0 {
 		err = pgx.ErrNoRows
 	}
-	return fail("put import run", err)
+	return err
 }
 
 // ImportRuns lists a workspace's runs, newest first.

@@ -75,7 +75,11 @@ func (s *Store) createRecord(ctx context.Context, ws core.ID, nr core.NewRecord)
 		}
 		rec = newRecord(ws, nr, refs, cust)
 		rec.CustomerName = createdName(ah, nr)
-		return writeRecord(ctx, tx, ws, nr, cust)
+		events, err := nr.Outbox.Items(core.EventRecordCreated, rec, nil)
+		if err != nil {
+			return err
+		}
+		return writeRecord(ctx, tx, ws, nr, cust, events)
 	})
 	return rec, existing, err
 }
@@ -93,13 +97,18 @@ func (s *Store) createSimple(ctx context.Context, ws core.ID, nr core.NewRecord,
 		return core.Record{}, ah.dup, nil
 	}
 	cust := ah.known(nr.Contact)
+	rec := newRecord(ws, nr, refs{}, cust)
+	rec.CustomerName = createdName(ah, nr)
+	events, err := nr.Outbox.Items(core.EventRecordCreated, rec, nil)
+	if err != nil {
+		return core.Record{}, "", fail("create record", err)
+	}
 	b := &pgx.Batch{}
 	queueRecord(b, ws, nr, cust)
+	queueEvents(b, nr.ID, events)
 	if err := runRecordBatch(ctx, s.pool, b); err != nil {
 		return core.Record{}, "", fail("create record", err)
 	}
-	rec := newRecord(ws, nr, refs{}, cust)
-	rec.CustomerName = createdName(ah, nr)
 	return rec, "", nil
 }
 
@@ -163,10 +172,11 @@ func countIdea(ctx context.Context, tx pgx.Tx, ws core.ID) error {
 	return e
 }
 
-// writeRecord sends the record's own rows in one round trip inside tx.
-func writeRecord(ctx context.Context, tx pgx.Tx, ws core.ID, nr core.NewRecord, cust customer) error {
+// writeRecord sends the record's own rows and its events in one round trip inside tx.
+func writeRecord(ctx context.Context, tx pgx.Tx, ws core.ID, nr core.NewRecord, cust customer, events []core.QueueItem) error {
 	b := &pgx.Batch{}
 	queueRecord(b, ws, nr, cust)
+	queueEvents(b, nr.ID, events)
 	return runRecordBatch(ctx, tx, b)
 }
 

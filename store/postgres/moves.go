@@ -51,11 +51,16 @@ func (s *Store) UpdateRecord(ctx context.Context, ws core.ID, c core.RecordChang
 			return err
 		}
 		var ok bool
-		if rec, ok = core.Applied(c); ok {
-			return nil
+		if rec, ok = core.Applied(c); !ok {
+			if rec, err = s.recordIn(ctx, tx, ws, c.ID); err != nil {
+				return err
+			}
 		}
-		rec, err = s.recordIn(ctx, tx, ws, c.ID)
-		return err
+		events, err := c.Outbox.UpdateEvents(rec, c.History.Changes)
+		if err != nil {
+			return err
+		}
+		return enqueue(ctx, tx, events)
 	})
 	return rec, err
 }
@@ -144,8 +149,14 @@ func (s *Store) LinkRecords(ctx context.Context, ws core.ID, l core.LinkChange) 
 				return err
 			}
 		}
-		rec, err = s.recordIn(ctx, tx, ws, l.Feedback)
-		return err
+		if rec, err = s.recordIn(ctx, tx, ws, l.Feedback); err != nil || len(ch) == 0 {
+			return err
+		}
+		events, err := l.Outbox.ChangeEvents(core.EventRecordLinked, rec, ch)
+		if err != nil {
+			return err
+		}
+		return enqueue(ctx, tx, events)
 	})
 	return rec, err
 }
@@ -172,7 +183,21 @@ func (s *Store) UnlinkRecords(ctx context.Context, ws core.ID, l core.LinkChange
 			Changes: map[string][2]any{"links": {string(l.Target), nil}}}); err != nil {
 			return err
 		}
-		return addHistory(ctx, tx, ws, l.Target, core.HistoryEntry{At: l.At, Actor: l.Actor, Action: core.ActionUnlinked,
-			Changes: map[string][2]any{"feedback": {string(l.Feedback), nil}}})
+		if err := addHistory(ctx, tx, ws, l.Target, core.HistoryEntry{At: l.At, Actor: l.Actor, Action: core.ActionUnlinked,
+			Changes: map[string][2]any{"feedback": {string(l.Feedback), nil}}}); err != nil {
+			return err
+		}
+		if l.Outbox == nil {
+			return nil
+		}
+		rec, err := s.recordIn(ctx, tx, ws, l.Feedback)
+		if err != nil {
+			return err
+		}
+		events, err := l.Outbox.ChangeEvents(core.EventRecordUnlinked, rec, map[string][2]any{"links": {string(l.Target), nil}})
+		if err != nil {
+			return err
+		}
+		return enqueue(ctx, tx, events)
 	})
 }

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 
 	"github.com/jackc/pgx/v5"
 
@@ -11,7 +12,8 @@ import (
 // DeleteRecord removes a record and what belongs to it, and with it every record merged into it (and
 // into those), which would otherwise keep a merged_into naming nothing. The search index is the records
 // table's own, so each row's deletion takes its entry with it.
-func (s *Store) DeleteRecord(ctx context.Context, ws, id core.ID) error {
+// ob writes record.deleted for each record deleted, as it was, in the same transaction.
+func (s *Store) DeleteRecord(ctx context.Context, ws, id core.ID, ob *core.Outbox) error {
 	return s.inTx(ctx, "delete record", func(tx pgx.Tx) error {
 		if _, err := lockRows(ctx, tx, ws, id); err != nil {
 			return err
@@ -24,6 +26,9 @@ func (s *Store) DeleteRecord(ctx context.Context, ws, id core.ID) error {
 			return err
 		}
 		for _, r := range append(merged, id) {
+			if err := s.deletedEvent(ctx, tx, ws, r, ob); err != nil {
+				return err
+			}
 			if err := deleteOne(ctx, tx, ws, r); err != nil {
 				return err
 			}
@@ -77,4 +82,24 @@ func deleteOne(ctx context.Context, tx pgx.Tx, ws, id core.ID) error {
 		return err
 	}
 	return recount(ctx, tx, ws, targets)
+}
+
+// deletedEvent writes record.deleted for r as it is now, when ob asks for events; a merged record that
+// another delete removed first has nothing to say.
+func (s *Store) deletedEvent(ctx context.Context, tx pgx.Tx, ws, r core.ID, ob *core.Outbox) error {
+	if ob == nil {
+		return nil
+	}
+	rec, err := s.recordIn(ctx, tx, ws, r)
+	if errors.Is(err, core.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	events, err := ob.Items(core.EventRecordDeleted, rec, nil)
+	if err != nil {
+		return err
+	}
+	return enqueue(ctx, tx, events)
 }

@@ -12,7 +12,7 @@ import (
 
 // MergeRecords merges id into into with both rows locked in id order: of two crossing merges the second
 // waits for the first and then finds its record merged.
-func (s *Store) MergeRecords(ctx context.Context, ws, id, into core.ID, at time.Time, actor core.Actor) (core.Record, error) {
+func (s *Store) MergeRecords(ctx context.Context, ws, id, into core.ID, at time.Time, actor core.Actor, ob *core.Outbox) (core.Record, error) {
 	var rec core.Record
 	err := s.inTx(ctx, "merge records", func(tx pgx.Tx) error {
 		rows, err := lockRows(ctx, tx, ws, id, into)
@@ -68,6 +68,20 @@ func (s *Store) MergeRecords(ctx context.Context, ws, id, into core.ID, at time.
 		if err := addHistory(ctx, tx, ws, into, core.HistoryEntry{At: at, Actor: actor, Action: core.ActionMerged,
 			Changes: map[string][2]any{"merged_from": {nil, string(id)}}}); err != nil {
 			return err
+		}
+		if ob != nil {
+			merged, err := s.recordIn(ctx, tx, ws, id)
+			if err != nil {
+				return err
+			}
+			events, err := ob.ChangeEvents(core.EventRecordMerged, merged,
+				map[string][2]any{"status": {src.status, core.StatusMerged}, "merged_into": {nil, string(into)}})
+			if err != nil {
+				return err
+			}
+			if err := enqueue(ctx, tx, events); err != nil {
+				return err
+			}
 		}
 		rec, err = s.recordIn(ctx, tx, ws, into)
 		return err

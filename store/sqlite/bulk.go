@@ -52,6 +52,9 @@ func (s *Store) CreateRecords(ctx context.Context, ws core.ID, rs []core.NewReco
 		if err := b.flush(); err != nil {
 			return err
 		}
+		if err := s.createdEvents(tx, ws, rs, out); err != nil {
+			return err
+		}
 		for _, name := range order {
 			if err := w.checkpoint(ptr(checkpoints[name])); err != nil {
 				return err

@@ -61,7 +61,7 @@ func (s *Store) ConnectorStatuses(ctx context.Context, ws core.ID) ([]core.Conne
 }
 
 // PutImportRun inserts a run or updates it by id; a run id of another workspace is not touched (not found).
-func (s *Store) PutImportRun(ctx context.Context, run core.ImportRun) error {
+func (s *Store) PutImportRun(ctx context.Context, run core.ImportRun, events ...core.QueueItem) error {
 	return s.write(ctx, "put import run", func(tx *wtx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO import_runs(id, workspace_id, connector, file, status, rows, created,
 			duplicates, failed, error, started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -71,7 +71,10 @@ func (s *Store) PutImportRun(ctx context.Context, run core.ImportRun) error {
 			WHERE import_runs.workspace_id = excluded.workspace_id`,
 			run.ID, run.Workspace, run.Connector, run.File, run.Status, run.Rows, run.Created, run.Duplicates, run.Failed,
 			run.Error, ms(run.StartedAt), optMS(run.FinishedAt))
-		return mustChange(res, err)
+		if err := mustChange(res, err); err != nil {
+			return err
+		}
+		return s.enqueue(tx, events)
 	})
 }
 

@@ -73,11 +73,16 @@ func (s *Store) UpdateRecord(ctx context.Context, ws core.ID, c core.RecordChang
 			return err
 		}
 		var ok bool
-		if rec, ok = core.Applied(c); ok {
-			return nil
+		if rec, ok = core.Applied(c); !ok {
+			if rec, err = recordByID(tx.ctx, tx, ws, c.ID); err != nil {
+				return err
+			}
 		}
-		rec, err = recordByID(tx.ctx, tx, ws, c.ID)
-		return err
+		events, err := c.Outbox.UpdateEvents(rec, c.History.Changes)
+		if err != nil {
+			return err
+		}
+		return s.enqueue(tx, events)
 	})
 	return rec, err
 }
@@ -170,8 +175,14 @@ func (s *Store) LinkRecords(ctx context.Context, ws core.ID, l core.LinkChange) 
 				return err
 			}
 		}
-		rec, err = recordByID(tx.ctx, tx, ws, l.Feedback)
-		return err
+		if rec, err = recordByID(tx.ctx, tx, ws, l.Feedback); err != nil || len(ch) == 0 {
+			return err
+		}
+		events, err := l.Outbox.ChangeEvents(core.EventRecordLinked, rec, ch)
+		if err != nil {
+			return err
+		}
+		return s.enqueue(tx, events)
 	})
 	return rec, err
 }
@@ -216,7 +227,21 @@ func (s *Store) UnlinkRecords(ctx context.Context, ws core.ID, l core.LinkChange
 			Changes: map[string][2]any{"links": {string(l.Target), nil}}}); err != nil {
 			return err
 		}
-		return addHistory(tx.ctx, tx, ws, l.Target, core.HistoryEntry{At: l.At, Actor: l.Actor, Action: core.ActionUnlinked,
-			Changes: map[string][2]any{"feedback": {string(l.Feedback), nil}}})
+		if err := addHistory(tx.ctx, tx, ws, l.Target, core.HistoryEntry{At: l.At, Actor: l.Actor, Action: core.ActionUnlinked,
+			Changes: map[string][2]any{"feedback": {string(l.Feedback), nil}}}); err != nil {
+			return err
+		}
+		if l.Outbox == nil {
+			return nil
+		}
+		rec, err := recordByID(tx.ctx, tx, ws, l.Feedback)
+		if err != nil {
+			return err
+		}
+		events, err := l.Outbox.ChangeEvents(core.EventRecordUnlinked, rec, map[string][2]any{"links": {string(l.Target), nil}})
+		if err != nil {
+			return err
+		}
+		return s.enqueue(tx, events)
 	})
 }

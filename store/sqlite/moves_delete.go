@@ -9,7 +9,8 @@ import (
 // DeleteRecord removes a record and what belongs to it, and with it every record merged into it (and
 // into those), which would otherwise keep a merged_into naming nothing. Each full-text entry goes with
 // its row (the delete trigger), queued or indexed.
-func (s *Store) DeleteRecord(ctx context.Context, ws, id core.ID) error {
+// ob writes record.deleted for each record deleted, as it was, in the same transaction.
+func (s *Store) DeleteRecord(ctx context.Context, ws, id core.ID, ob *core.Outbox) error {
 	return s.write(ctx, "delete record", func(tx *wtx) error {
 		if _, err := readMoveRow(tx.ctx, tx, ws, id); err != nil {
 			return err
@@ -19,6 +20,9 @@ func (s *Store) DeleteRecord(ctx context.Context, ws, id core.ID) error {
 			return err
 		}
 		for _, r := range append(all, id) {
+			if err := s.deletedEvent(tx, ws, r, ob); err != nil {
+				return err
+			}
 			if err := deleteOne(tx, ws, r); err != nil {
 				return err
 			}
@@ -73,4 +77,20 @@ func deleteOne(tx *wtx, ws, id core.ID) error {
 		return err
 	}
 	return recount(tx.ctx, tx, targets)
+}
+
+// deletedEvent writes record.deleted for r as it is now, when ob asks for events.
+func (s *Store) deletedEvent(tx *wtx, ws, r core.ID, ob *core.Outbox) error {
+	if ob == nil {
+		return nil
+	}
+	rec, err := recordByID(tx.ctx, tx, ws, r)
+	if err != nil {
+		return err
+	}
+	events, err := ob.Items(core.EventRecordDeleted, rec, nil)
+	if err != nil {
+		return err
+	}
+	return s.enqueue(tx, events)
 }

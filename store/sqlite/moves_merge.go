@@ -10,7 +10,7 @@ import (
 
 // MergeRecords merges id into into in one transaction. The single writer runs two crossing merges one
 // after the other, so the second finds its target merged and is refused.
-func (s *Store) MergeRecords(ctx context.Context, ws, id, into core.ID, at time.Time, actor core.Actor) (core.Record, error) {
+func (s *Store) MergeRecords(ctx context.Context, ws, id, into core.ID, at time.Time, actor core.Actor, ob *core.Outbox) (core.Record, error) {
 	var rec core.Record
 	err := s.write(ctx, "merge records", func(tx *wtx) error {
 		src, err := readMoveRow(tx.ctx, tx, ws, id)
@@ -70,6 +70,20 @@ func (s *Store) MergeRecords(ctx context.Context, ws, id, into core.ID, at time.
 		if err := addHistory(tx.ctx, tx, ws, into, core.HistoryEntry{At: at, Actor: actor, Action: core.ActionMerged,
 			Changes: map[string][2]any{"merged_from": {nil, string(id)}}}); err != nil {
 			return err
+		}
+		if ob != nil {
+			merged, err := recordByID(tx.ctx, tx, ws, id)
+			if err != nil {
+				return err
+			}
+			events, err := ob.ChangeEvents(core.EventRecordMerged, merged,
+				map[string][2]any{"status": {src.status, core.StatusMerged}, "merged_into": {nil, string(into)}})
+			if err != nil {
+				return err
+			}
+			if err := s.enqueue(tx, events); err != nil {
+				return err
+			}
 		}
 		rec, err = recordByID(tx.ctx, tx, ws, into)
 		return err

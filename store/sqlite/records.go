@@ -57,6 +57,13 @@ func (s *Store) CreateRecord(ctx context.Context, ws core.ID, nr core.NewRecord)
 		if err := w.remember(nr); err != nil {
 			return err
 		}
+		events, err := nr.Outbox.Items(core.EventRecordCreated, rec, nil)
+		if err != nil {
+			return err
+		}
+		if err := s.enqueue(tx, events); err != nil {
+			return err
+		}
 		created = true
 		return w.checkpoint(nr.Checkpoint)
 	})

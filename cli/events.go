@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/feedbridge/feedbridge/core"
+)
+
+// eventsCommand lists and requeues the events subscribers were given up on.
+func (a *app) eventsCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "events", Short: "Inspect and retry events that could not be delivered"}
+	failed := &cobra.Command{Use: "failed", Short: "List events given up on after their retry_for", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var ws core.ID
+			if cmd.Flags().Changed("workspace") {
+				id, err := workspaceFlag(cmd)
+				if err != nil {
+					return err
+				}
+				ws = id
+			}
+			return a.withReader(cmd, func(ctx context.Context, svc *core.Service) error {
+				evs, err := svc.FailedEvents(ctx, ws)
+				if err != nil {
+					return err
+				}
+				type eventJSON struct {
+					ID         core.ID `json:"id"`
+					Subscriber string  `json:"subscriber"`
+					Workspace  core.ID `json:"workspace"`
+					Type       string  `json:"type"`
+					Record     core.ID `json:"record"`
+					Attempts   int     `json:"attempts"`
+					LastError  string  `json:"last_error"`
+					FailedAt   string  `json:"failed_at"`
+				}
+				out := make([]eventJSON, len(evs))
+				for i, e := range evs {
+					out[i] = eventJSON{e.ID, e.Subscriber, e.Workspace, e.Type, e.Record, e.Attempts, e.LastError, stamp(e.FailedAt)}
+				}
+				return a.print(out, func(w io.Writer) {
+					table(w, "EVENT\tSUBSCRIBER\tWORKSPACE\tTYPE\tRECORD\tATTEMPTS\tLAST ERROR", func(tw io.Writer) {
+						for _, e := range out {
+							fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", e.ID, e.Subscriber, e.Workspace, e.Type, e.Record,
+								e.Attempts, e.LastError)
+						}
+					})
+				})
+			})
+		}}
+	failed.Flags().String("workspace", "", "only this workspace")
+	retry := &cobra.Command{Use: "retry EVENT_ID|--all", Short: "Queue failed events again", Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			all, _ := cmd.Flags().GetBool("all")
+			if all == (len(args) == 1) {
+				return usagef("give either an EVENT_ID or --all")
+			}
+			var id core.ID
+			if len(args) == 1 {
+				var err error
+				if id, err = core.ParseID(args[0]); err != nil {
+					return usagef("%v", err)
+				}
+			}
+			return a.withService(cmd, func(ctx context.Context, svc *core.Service) error {
+				n, err := svc.RetryEvents(ctx, "", id)
+				if errors.Is(err, core.ErrNotFound) {
+					return fmt.Errorf("events retry: no failed event %s", id)
+				}
+				if err != nil {
+					return err
+				}
+				return a.print(map[string]int{"requeued": n}, func(w io.Writer) { fmt.Fprintf(w, "requeued %d event(s)\n", n) })
+			})
+		}}
+	retry.Flags().Bool("all", false, "retry every failed event")
+	cmd.AddCommand(failed, retry)
+	return cmd
+}
