@@ -33,7 +33,7 @@ type RecordChange struct {
 	UpdatedAt     time.Time
 	History       HistoryEntry
 	// Base is the reading c was computed from, when the caller has it; see Applied.
-	Base *Record
+	Base   *Record
 	Outbox *Outbox // the events the store writes in the change's transaction
 }
 

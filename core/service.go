@@ -28,17 +28,17 @@ type Options struct {
 
 // Service enforces every rule of the contract over a Store. It is safe for concurrent use.
 type Service struct {
-	store     Store
-	companies *CompanyResolver
-	sanitizer *Sanitizer
-	now       func() time.Time
-	obs       Observer
-	attempts  int
-	wsCache   sync.Map // ID → wsState, see writable
-	faults    *Faults
-	sources   *SourceSet
-	matcher   Matcher
-	subs      subsPointer // event subscribers by workspace (outbox.go)
+	store      Store
+	companies  *CompanyResolver
+	sanitizer  *Sanitizer
+	now        func() time.Time
+	obs        Observer
+	attempts   int
+	wsCache    sync.Map // ID → wsState, see writable
+	faults     *Faults
+	sources    *SourceSet
+	matcher    Matcher
+	subs       subsPointer // event subscribers by workspace (outbox.go)
 	recordView func(Record) any
 
 	keyMu        sync.Mutex
