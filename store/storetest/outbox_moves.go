@@ -62,8 +62,18 @@ var outboxMoveTests = map[string]func(t *testing.T, f *fixture){
 		check("merged", core.EventRecordMerged, fb2, "fb2", core.StatusMerged, map[string]change{
 			"status": {core.StatusTriage, core.StatusMerged}, "merged_into": {nil, string(fb.ID)}})
 
+		// fb2 was merged into fb, so deleting fb deletes fb2 too: each says so, the merged one first.
 		noErr(t, "delete", svc.Delete(f.ctx, ws, fb.ID))
-		check("deleted", core.EventRecordDeleted, fb, "fb", core.StatusProcessed, nil)
+		its := f.claimItems(core.EventQueue("s"), "w", 10, time.Minute)
+		var deleted []string
+		for _, it := range its {
+			var ev eventBody
+			noErr(t, "decode event", json.Unmarshal(it.Body, &ev))
+			equal(t, "event type", ev.Type, core.EventRecordDeleted)
+			deleted = append(deleted, ev.Data.Record.Title+" "+ev.Data.Record.Status)
+			noErr(t, "finish event", f.st.FinishItem(f.ctx, it, "w"))
+		}
+		equal(t, "deleted events", deleted, []string{"fb2 " + core.StatusMerged, "fb " + core.StatusProcessed})
 		wantErr(t, "delete again", svc.Delete(f.ctx, ws, fb.ID), core.ErrNotFound)
 		equal(t, "nothing left", f.stats(core.EventQueue("s")), core.QueueStats{})
 	},
