@@ -74,6 +74,13 @@ func (s *Server) Register(mux *http.ServeMux) {
 
 	page("GET /inbox", s.member(core.RoleViewer, s.inbox))
 	page("GET /records/{id}", s.member(core.RoleViewer, s.record))
+	page("POST /records/{id}", s.member(core.RoleEditor, s.saveRecord))
+	page("POST /records/{id}/links", s.member(core.RoleEditor, s.linkRecord))
+	page("POST /records/{id}/links/{target}/remove", s.member(core.RoleEditor, s.unlinkRecord))
+	page("GET /records/{id}/merge", s.member(core.RoleEditor, s.mergePage))
+	page("POST /records/{id}/merge", s.member(core.RoleEditor, s.mergeRecord))
+	page("GET /records/{id}/delete", s.member(core.RoleEditor, s.deletePage))
+	page("POST /records/{id}/delete", s.member(core.RoleEditor, s.deleteRecord))
 	page("GET /connectors", s.member(core.RoleViewer, s.connectors))
 	page("GET /settings", s.member(core.RoleViewer, s.settings))
 	page("POST /settings/keys", s.member(core.RoleAdmin, s.createKey))

@@ -53,35 +53,6 @@ func (s *Server) inbox(w http.ResponseWriter, r *http.Request, m *core.Member) {
 	s.render(w, r, http.StatusOK, "inbox", v)
 }
 
-type recordData struct {
-	Record   core.Record
-	Insights []core.Insight
-}
-
-// record shows one record whole. An id that is malformed, absent, or another workspace's is the same 404.
-func (s *Server) record(w http.ResponseWriter, r *http.Request, m *core.Member) {
-	id, err := core.ParseID(r.PathValue("id"))
-	if err != nil {
-		s.fail(w, r, http.StatusNotFound, "There is no record at this address.")
-		return
-	}
-	rec, err := s.svc.Record(r.Context(), m.Workspace, id)
-	if errors.Is(err, core.ErrNotFound) {
-		s.fail(w, r, http.StatusNotFound, "There is no record at this address.")
-		return
-	}
-	if err != nil {
-		s.internal(w, r, err)
-		return
-	}
-	ins, err := s.svc.Insights(r.Context(), m.Workspace, id)
-	if err != nil {
-		s.internal(w, r, err)
-		return
-	}
-	s.render(w, r, http.StatusOK, "record", view{Title: rec.Title, Nav: "inbox", Member: m, Data: recordData{Record: rec, Insights: ins}})
-}
-
 // connectors shows the state of each connector entry of the workspace.
 func (s *Server) connectors(w http.ResponseWriter, r *http.Request, m *core.Member) {
 	sts, err := s.svc.Connectors(r.Context(), m.Workspace)
