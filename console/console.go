@@ -73,6 +73,9 @@ func (s *Server) Register(mux *http.ServeMux) {
 	page("POST /signin/link", s.useLink)
 
 	page("GET /inbox", s.member(core.RoleViewer, s.inbox))
+	page("POST /inbox/status", s.member(core.RoleEditor, s.bulkStatus))
+	page("GET /inbox/link", s.member(core.RoleEditor, s.linkToPage))
+	page("POST /inbox/link", s.member(core.RoleEditor, s.bulkLink))
 	page("GET /records/{id}", s.member(core.RoleViewer, s.record))
 	page("POST /records/{id}", s.member(core.RoleEditor, s.saveRecord))
 	page("POST /records/{id}/links", s.member(core.RoleEditor, s.linkRecord))
