@@ -84,6 +84,8 @@ func (s *Server) Register(mux *http.ServeMux) {
 	page("POST /records/{id}/merge", s.member(core.RoleEditor, s.mergeRecord))
 	page("GET /records/{id}/delete", s.member(core.RoleEditor, s.deletePage))
 	page("POST /records/{id}/delete", s.member(core.RoleEditor, s.deleteRecord))
+	page("GET /ideas", s.member(core.RoleViewer, s.ideas))
+	page("POST /ideas", s.member(core.RoleEditor, s.newIdea))
 	page("GET /connectors", s.member(core.RoleViewer, s.connectors))
 	page("GET /settings", s.member(core.RoleViewer, s.settings))
 	page("POST /settings/keys", s.member(core.RoleAdmin, s.createKey))

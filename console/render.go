@@ -44,6 +44,7 @@ var funcs = template.FuncMap{
 	"iso":   func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 	"age":   age,
 	"value": value,
+	"minus3": func(n int) int { return n - 3 },
 }
 
 // value shows a value of a history change: nothing as "none", a list joined by commas.
