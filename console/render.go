@@ -41,9 +41,9 @@ var funcs = template.FuncMap{
 		}
 		return t.UTC().Format("2006-01-02 15:04 UTC")
 	},
-	"iso":   func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-	"age":   age,
-	"value": value,
+	"iso":    func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"age":    age,
+	"value":  value,
 	"minus3": func(n int) int { return n - 3 },
 }
 
