@@ -86,6 +86,8 @@ func (s *Server) Register(mux *http.ServeMux) {
 	page("POST /records/{id}/delete", s.member(core.RoleEditor, s.deleteRecord))
 	page("GET /ideas", s.member(core.RoleViewer, s.ideas))
 	page("POST /ideas", s.member(core.RoleEditor, s.newIdea))
+	page("GET /companies", s.member(core.RoleViewer, s.companies))
+	page("GET /companies/{id}", s.member(core.RoleViewer, s.company))
 	page("GET /connectors", s.member(core.RoleViewer, s.connectors))
 	page("GET /settings", s.member(core.RoleViewer, s.settings))
 	page("POST /settings/keys", s.member(core.RoleAdmin, s.createKey))
