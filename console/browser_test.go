@@ -215,6 +215,12 @@ func TestBrowser(t *testing.T) {
 	if got := e.read(e.ws.ID, evil.ID).Status; got != "Archived" {
 		t.Errorf("j, x, e left the newest feedback %s", got)
 	}
+	step("ideas", chromedp.Navigate(base+"/ideas"), chromedp.WaitVisible(`//h2[normalize-space()="Planned"]`),
+		chromedp.SendKeys(byLabel("Title"), "Weekly digest"), chromedp.Click(button("New idea")),
+		chromedp.WaitVisible(`//h1[normalize-space()="Weekly digest"]`))
+	step("the board", chromedp.Navigate(base+"/ideas"), chromedp.WaitVisible(`//a[normalize-space()="Weekly digest"]`), shot("5f-ideas"))
+	step("companies", chromedp.Navigate(base+"/companies"), chromedp.WaitVisible(`//a[normalize-space()="Globex"]`), shot("5g-companies"),
+		chromedp.Click(`//a[normalize-space()="Globex"]`), chromedp.WaitVisible(`//h1[normalize-space()="Globex"]`), shot("5h-company"))
 	step("settings", chromedp.Navigate(base+"/settings"), chromedp.WaitVisible(button("Create key")),
 		chromedp.SendKeys(byLabel("Name"), "reports"), chromedp.Click(button("Create key")),
 		chromedp.WaitVisible(`//code[contains(@class,"secret")]`), shot("6-settings-new-key"))
