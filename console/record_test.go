@@ -214,6 +214,9 @@ func TestRecordMergeAndDelete(t *testing.T) {
 		}
 		e.read(e.ws.ID, fb.ID) // asking is not deleting
 		wantStatus(t, "delete by viewer", viewer.post(fbPath+"/delete", url.Values{}), http.StatusForbidden)
+		wantStatus(t, "delete from another site", editor.do(http.MethodPost, fbPath+"/delete", url.Values{},
+			http.Header{"Sec-Fetch-Site": {"cross-site"}}), http.StatusForbidden)
+		e.read(e.ws.ID, fb.ID)
 		wantStatus(t, "delete another workspace's", editor.post("/records/"+string(theirs.ID)+"/delete", url.Values{}), http.StatusNotFound)
 		res = editor.post(fbPath+"/delete", url.Values{})
 		wantStatus(t, "delete", res, http.StatusSeeOther)
