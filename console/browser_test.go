@@ -61,7 +61,9 @@ func TestBrowser(t *testing.T) {
 		t.Skip("no chromium found (install Debian's chromium, e.g. bash .ci/chromium.sh, or set FEEDBRIDGE_TEST_CHROMIUM)")
 	}
 	e := newEnv(t, backends()["sqlite"](t))
-	e.feedback(e.ws.ID, "Export to CSV please", "We need a CSV export of our monthly reports for the finance team.")
+	csv := e.feedback(e.ws.ID, "Export to CSV please", "We need a CSV export of our monthly reports for the finance team.")
+	e.idea(e.ws.ID, "CSV export of reports", "Export any report as a CSV file.")
+	e.feedback(e.ws.ID, "Too many emails", "We get an email for every comment.")
 	evil := e.feedback(e.ws.ID, hostile, "Hello "+hostile+"\nSecond line.")
 	if _, _, err := e.svc.CreateKey(e.ctx, e.ws.ID, "zapier"); err != nil {
 		t.Fatal(err)
@@ -181,6 +183,44 @@ func TestBrowser(t *testing.T) {
 	if err != nil || imgs != 0 {
 		t.Errorf("the hostile title became %d image elements (%v)", imgs, err)
 	}
+
+	// Triage on the record page: link the suggested idea with one click, edit and save, then delete behind
+	// the confirming page.
+	step("a record with a suggestion", chromedp.Navigate(base+"/records/"+string(csv.ID)),
+		chromedp.WaitVisible(`//button[@aria-label="Link to CSV export of reports"]`), shot("5a-record-triage"))
+	step("link the suggestion", chromedp.Click(`//button[@aria-label="Link to CSV export of reports"]`),
+		chromedp.WaitVisible(`//button[@aria-label="Unlink CSV export of reports"]`))
+	step("edit and save", chromedp.SetValue(byLabel("Title"), "Export reports to CSV"), chromedp.Click(button("Save")),
+		chromedp.WaitVisible(`//h1[normalize-space()="Export reports to CSV"]`), shot("5b-record-saved"))
+	if got := e.read(e.ws.ID, csv.ID); got.Title != "Export reports to CSV" || len(got.Links) != 1 {
+		t.Errorf("after link and save: %q, links %v", got.Title, got.Links)
+	}
+	step("merge picker", chromedp.Click(`//a[normalize-space()="Merge into…"]`), chromedp.WaitVisible(`//h1[normalize-space()="Merge into…"]`),
+		shot("5c-merge-picker"), chromedp.Navigate(base+"/records/"+string(csv.ID)))
+	step("ask to delete", chromedp.WaitVisible(`//a[normalize-space()="Delete"]`), chromedp.Click(`//a[normalize-space()="Delete"]`),
+		chromedp.WaitVisible(button("Delete")), shot("5d-delete-confirm"))
+	step("delete", chromedp.Click(button("Delete")), chromedp.WaitVisible(`//h1[normalize-space()="Inbox"]`))
+	if _, err := e.svc.Record(e.ctx, e.ws.ID, csv.ID); err == nil {
+		t.Error("the record survived Delete")
+	}
+
+	// The inbox by keyboard: j moves to the first row (the newest), x selects it, e archives it.
+	step("inbox keys", chromedp.Navigate(base+"/inbox"), chromedp.WaitVisible(button("Archive")),
+		chromedp.KeyEvent("j"), chromedp.KeyEvent("x"), shot("5e-inbox-selected"), chromedp.KeyEvent("e"),
+		chromedp.WaitVisible(`//h1[normalize-space()="Inbox"]`))
+	deadline := time.Now().Add(5 * time.Second)
+	for e.read(e.ws.ID, evil.ID).Status != "Archived" && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got := e.read(e.ws.ID, evil.ID).Status; got != "Archived" {
+		t.Errorf("j, x, e left the newest feedback %s", got)
+	}
+	step("ideas", chromedp.Navigate(base+"/ideas"), chromedp.WaitVisible(`//h2[normalize-space()="Planned"]`),
+		chromedp.SendKeys(byLabel("Title"), "Weekly digest"), chromedp.Click(button("New idea")),
+		chromedp.WaitVisible(`//h1[normalize-space()="Weekly digest"]`))
+	step("the board", chromedp.Navigate(base+"/ideas"), chromedp.WaitVisible(`//a[normalize-space()="Weekly digest"]`), shot("5f-ideas"))
+	step("companies", chromedp.Navigate(base+"/companies"), chromedp.WaitVisible(`//a[normalize-space()="Globex"]`), shot("5g-companies"),
+		chromedp.Click(`//a[normalize-space()="Globex"]`), chromedp.WaitVisible(`//h1[normalize-space()="Globex"]`), shot("5h-company"))
 	step("settings", chromedp.Navigate(base+"/settings"), chromedp.WaitVisible(button("Create key")),
 		chromedp.SendKeys(byLabel("Name"), "reports"), chromedp.Click(button("Create key")),
 		chromedp.WaitVisible(`//code[contains(@class,"secret")]`), shot("6-settings-new-key"))

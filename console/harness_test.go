@@ -21,6 +21,7 @@ import (
 	"github.com/feedbridge/feedbridge/core"
 	"github.com/feedbridge/feedbridge/store/postgres/pgtest"
 	"github.com/feedbridge/feedbridge/store/sqlite"
+	"github.com/feedbridge/feedbridge/suggest"
 )
 
 const password = "correct horse battery"
@@ -79,7 +80,7 @@ func (b *syncBuffer) String() string {
 }
 
 func newEnv(t *testing.T, st core.Store) *env {
-	svc := core.NewService(st, core.Options{})
+	svc := core.NewService(st, core.Options{Matcher: suggest.New(st, suggest.Options{})})
 	logs := &syncBuffer{}
 	l := logrus.New()
 	l.SetOutput(logs)

@@ -41,8 +41,35 @@ var funcs = template.FuncMap{
 		}
 		return t.UTC().Format("2006-01-02 15:04 UTC")
 	},
-	"iso": func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-	"age": age,
+	"iso":    func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"age":    age,
+	"value":  value,
+	"minus3": func(n int) int { return n - 3 },
+}
+
+// value shows a value of a history change: nothing as "none", a list joined by commas.
+func value(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "none"
+	case string:
+		if x == "" {
+			return "none"
+		}
+		return x
+	case []string:
+		if len(x) == 0 {
+			return "none"
+		}
+		return strings.Join(x, ", ")
+	case []any:
+		parts := make([]string, len(x))
+		for i, p := range x {
+			parts[i] = value(p)
+		}
+		return strings.Join(parts, ", ")
+	}
+	return fmt.Sprint(v)
 }
 
 // age says how long ago t was, in the largest whole unit, as people say it.

@@ -31,6 +31,7 @@ type ListRequest struct {
 	CustomerEmail string
 	Linked        string
 	Order         string
+	Source        string // a source label in any spelling the source set knows
 }
 
 // Page is one page of a listing; Next is the cursor of the following page, "" on the last.
@@ -52,6 +53,15 @@ func (s *Service) List(ctx context.Context, ws ID, req ListRequest) (Page, error
 	q, err := ParseListRequest(req)
 	if err != nil {
 		return Page{}, err
+	}
+	if req.Source != "" {
+		// Stored labels are canonical, so the filter is too; a label outside the set matches nothing
+		// stored and is refused rather than answered with an empty list.
+		l, ok := s.sources.Lookup(req.Source)
+		if !ok {
+			return Page{}, invalid("source", "unknown source", "source must be one of %s.", strings.Join(s.sources.Labels(), ", "))
+		}
+		q.Source = l
 	}
 	return s.listPage(ctx, ws, q, req.Cursor)
 }
@@ -187,7 +197,7 @@ func cursorSum(key, pos []byte, ws ID, q ListQuery) []byte {
 	if q.Linked != nil {
 		linked = strconv.FormatBool(*q.Linked)
 	}
-	fmt.Fprintf(h, "%q|%s|%q|%s|%s|%s|", q.Statuses, q.CompanyID, q.CustomerEmailKey, linked, q.LinkedTo, q.Order)
+	fmt.Fprintf(h, "%q|%s|%q|%s|%s|%s|%q|", q.Statuses, q.CompanyID, q.CustomerEmailKey, linked, q.LinkedTo, q.Order, q.Source)
 	h.Write(pos)
 	return h.Sum(nil)[:cursorSumLen]
 }

@@ -102,6 +102,7 @@ type ListQuery struct {
 	Linked           *bool  // Feedback linked to something (true) or to nothing (false)
 	LinkedTo         ID     // only Feedback linked to this record
 	Order            string // OrderCreated ("" too), OrderUpdated or OrderDemand
+	Source           string // canonical source label; "" for any
 	Limit            int
 	After            *Cursor
 }

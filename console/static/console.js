@@ -1,23 +1,66 @@
 // Keyboard shortcuts only: every action also works as a plain link or form without this file.
-// "/" focuses the search field; on lists, "j" and "k" move between rows and Enter opens the focused one.
+// "/" focuses the search field. On lists, "j" and "k" move between rows (Enter opens the focused one);
+// in the inbox "x" selects the current row, and "p", "e" and "l" press Mark processed, Archive and Link to
+// idea for the selection, or for the current row when nothing is selected.
 (function () {
   "use strict";
   function typing(e) {
     var t = e.target;
-    return t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT" || t.isContentEditable);
+    return t && ((t.tagName === "INPUT" && !/^(checkbox|radio|button|submit)$/.test(t.type)) || t.tagName === "TEXTAREA" || t.tagName === "SELECT" || t.isContentEditable);
   }
+  function rows() {
+    return Array.prototype.slice.call(document.querySelectorAll(".rows tbody tr"));
+  }
+  function current() {
+    return document.querySelector(".rows tbody tr.current");
+  }
+  function move(by) {
+    var all = rows();
+    if (!all.length) { return; }
+    var i = all.indexOf(current());
+    i = i < 0 ? 0 : Math.max(0, Math.min(all.length - 1, i + by));
+    all.forEach(function (r) { r.classList.remove("current"); });
+    all[i].classList.add("current");
+    var link = all[i].querySelector("td.title a");
+    if (link) { link.focus(); }
+  }
+  function box(row) {
+    return row ? row.querySelector("input[type=checkbox]") : null;
+  }
+  function act(key) {
+    var form = document.getElementById("bulk");
+    var button = form && form.querySelector("button[data-key='" + key + "']");
+    if (!button) { return false; }
+    if (!form.querySelector("input[name=id]:checked")) {
+      var b = box(current());
+      if (!b) { return false; }
+      b.checked = true;
+    }
+    form.requestSubmit(button);
+    return true;
+  }
+  // A row that gets focus by Tab or click becomes the current one, so the keys act where the reader is.
+  document.addEventListener("focusin", function (e) {
+    var row = e.target.closest && e.target.closest(".rows tbody tr");
+    if (!row) { return; }
+    rows().forEach(function (r) { r.classList.toggle("current", r === row); });
+  });
   document.addEventListener("keydown", function (e) {
     if (e.ctrlKey || e.metaKey || e.altKey || typing(e)) { return; }
-    if (e.key === "/") {
+    switch (e.key) {
+    case "/":
       var search = document.getElementById("search");
       if (search) { e.preventDefault(); search.focus(); }
       return;
+    case "j": move(1); return;
+    case "k": move(-1); return;
+    case "x":
+      var b = box(current());
+      if (b) { b.checked = !b.checked; }
+      return;
+    case "p": case "e": case "l":
+      if (act(e.key)) { e.preventDefault(); }
+      return;
     }
-    if (e.key !== "j" && e.key !== "k") { return; }
-    var links = Array.prototype.slice.call(document.querySelectorAll(".rows td.title a"));
-    if (!links.length) { return; }
-    var i = links.indexOf(document.activeElement);
-    i = e.key === "j" ? Math.min(i + 1, links.length - 1) : Math.max(i - 1, 0);
-    links[i].focus();
   });
 })();

@@ -275,6 +275,9 @@ func moveFilters(q core.ListQuery, add func(cond string, v any), plain func(cond
 	if q.CompanyID != "" {
 		add("company_id = ?", q.CompanyID)
 	}
+	if q.Source != "" {
+		add("source = ?", q.Source)
+	}
 	if q.CustomerEmailKey != "" {
 		add("lower(customer_email) = ?", q.CustomerEmailKey)
 	}

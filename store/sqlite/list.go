@@ -112,6 +112,9 @@ func moveFilters(q core.ListQuery, add func(cond string, args ...any)) {
 	if q.CompanyID != "" {
 		add("r.company_id = ?", q.CompanyID)
 	}
+	if q.Source != "" {
+		add("r.source = ?", q.Source)
+	}
 	if q.CustomerEmailKey != "" {
 		add("lower(r.customer_email) = ?", q.CustomerEmailKey)
 	}

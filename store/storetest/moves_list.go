@@ -14,7 +14,7 @@ var moveListTests = map[string]func(t *testing.T, f *fixture){
 		idea := f.idea(ws, core.RecordIdea, "idea", "")
 		jane := f.submit(ws, core.Submission{Type: core.RecordFeedback, Title: "jane", CustomerEmail: "Jane@Acme.com"}).Record
 		joe := f.submit(ws, core.Submission{Type: core.RecordFeedback, Title: "joe", CustomerEmail: "joe@acme.com"}).Record
-		pat := f.submit(ws, core.Submission{Type: core.RecordFeedback, Title: "pat", CustomerEmail: "pat@globex.com"}).Record
+		pat := f.submit(ws, core.Submission{Type: core.RecordFeedback, Title: "pat", CustomerEmail: "pat@globex.com", Source: "slack"}).Record
 		f.link(ws, jane.ID, idea.ID, nil)
 		f.update(ws, pat.ID, core.Patch{Status: str("archived")})
 		fb := func(req core.ListRequest) core.ListRequest { req.RecordType = "Feedback"; return req }
@@ -29,6 +29,9 @@ var moveListTests = map[string]func(t *testing.T, f *fixture){
 			{"customer email", fb(core.ListRequest{CustomerEmail: "jane@acme.COM"}), []core.ID{jane.ID}},
 			{"linked", fb(core.ListRequest{Linked: "true"}), []core.ID{jane.ID}},
 			{"not linked", fb(core.ListRequest{Linked: "false"}), []core.ID{pat.ID, joe.ID}},
+			{"source", fb(core.ListRequest{Source: "SLACK"}), []core.ID{pat.ID}},
+			{"source by another spelling", fb(core.ListRequest{Source: "manual"}), []core.ID{joe.ID, jane.ID}},
+			{"source and status", fb(core.ListRequest{Source: "Slack", Statuses: []string{"Triage"}}), []core.ID{}},
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				equal(t, c.name, ids(f.pageAll(ws, c.req)), c.want)
@@ -43,6 +46,7 @@ var moveListTests = map[string]func(t *testing.T, f *fixture){
 			{"order", "order", core.ListRequest{Order: "popular"}},
 			{"demand on feedback", "order", fb(core.ListRequest{Order: "demand"})},
 			{"company", "company", fb(core.ListRequest{Company: "acme"})},
+			{"unknown source", "source", fb(core.ListRequest{Source: "Carrier pigeon"})},
 		} {
 			t.Run("refused/"+c.name, func(t *testing.T) {
 				_, err := f.svc.List(f.ctx, ws, c.req)
