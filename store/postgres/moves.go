@@ -12,6 +12,12 @@ import (
 // UpdateRecord writes an edit while its version is current. The UPDATE compares the version in its WHERE
 // clause under the row's lock, so of two edits from the same version exactly one is written.
 func (s *Store) UpdateRecord(ctx context.Context, ws core.ID, c core.RecordChange) (core.Record, error) {
+	if rec, ok := core.Applied(c); ok {
+		if err := s.updateOwnRow(ctx, ws, c); err != nil {
+			return core.Record{}, err
+		}
+		return rec, nil
+	}
 	var rec core.Record
 	err := s.inTx(ctx, "update record", func(tx pgx.Tx) error {
 		var tags []core.ID
@@ -50,10 +56,6 @@ func (s *Store) UpdateRecord(ctx context.Context, ws core.ID, c core.RecordChang
 		if err := addHistory(ctx, tx, ws, c.ID, c.History); err != nil {
 			return err
 		}
-		var ok bool
-		if rec, ok = core.Applied(c); ok {
-			return nil
-		}
 		rec, err = s.recordIn(ctx, tx, ws, c.ID)
 		return err
 	})
@@ -61,7 +63,7 @@ func (s *Store) UpdateRecord(ctx context.Context, ws core.ID, c core.RecordChang
 }
 
 // staleOrWhy explains an edit that wrote nothing: no such record, a merged one, or a newer version.
-func staleOrWhy(ctx context.Context, tx pgx.Tx, ws, id core.ID) error {
+func staleOrWhy(ctx context.Context, tx querier, ws, id core.ID) error {
 	var status string
 	if err := tx.QueryRow(ctx, `SELECT status FROM records WHERE workspace_id = $1 AND id = $2`, ws, id).Scan(&status); err != nil {
 		return err
