@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -14,25 +15,96 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/feedbridge/feedbridge/core"
+	"github.com/feedbridge/feedbridge/store/postgres/pgtest"
 	"github.com/feedbridge/feedbridge/store/sqlite"
 )
 
 // BenchmarkPatchStatus compares PATCH /api/records/{id} of a status through the whole server (auth, strict
 // decoding, the service's read, validation and diff, the store's versioned UPDATE with its history entry,
 // the record read back with its links) with a bare net/http handler that decodes the same body and runs
-// one UPDATE … RETURNING on the same schema in another SQLite file. Each request changes the status, so
-// neither arm answers a no-op. The two alternate in blocks of 50 requests, four in flight;
-// ratio = API throughput / bare throughput.
+// one UPDATE … RETURNING on the same schema in another database of the same kind: another SQLite file, or
+// another PostgreSQL schema on the same server (with FEEDBRIDGE_TEST_POSTGRES_URL set). Each request
+// changes the status, so neither arm answers a no-op. The two alternate in blocks of 50 requests, four in
+// flight; ratio = API throughput / bare throughput.
 //
 //	go test -run '^$' -bench PatchStatus -benchtime 20x ./api/
 func BenchmarkPatchStatus(b *testing.B) {
+	b.Run("sqlite", func(b *testing.B) {
+		dir := b.TempDir()
+		st, err := sqlite.Open(context.Background(), filepath.Join(dir, "api.db"))
+		must(b, err)
+		defer st.Close()
+		bare, bareWS := openBare(b, filepath.Join(dir, "bare.db"))
+		defer bare.Close()
+		benchPatchStatus(b, st, bareSQLite{bare, bareWS})
+	})
+	b.Run("postgres", func(b *testing.B) {
+		if os.Getenv(pgtest.EnvURL) == "" {
+			b.Skip(pgtest.EnvURL + " is not set")
+		}
+		bare := pgtest.Open(b)
+		ws, err := core.NewService(bare, core.Options{}).CreateWorkspace(context.Background(), "Bare", core.PlanBusiness, 0)
+		must(b, err)
+		benchPatchStatus(b, pgtest.Open(b), barePostgres{bare.Pool(), ws.ID})
+	})
+}
+
+// bareStore is the bare arm's database: it adds an Idea and changes a status in one statement.
+type bareStore interface {
+	insert(ctx context.Context, id core.ID) error
+	setStatus(ctx context.Context, id, status string) (barePatched, error)
+}
+
+type barePatched struct {
+	ID, Title, Status string
+	UpdatedAt         int64
+}
+
+type bareSQLite struct {
+	db *sql.DB
+	ws core.ID
+}
+
+func (s bareSQLite) insert(ctx context.Context, id core.ID) error {
+	now := time.Now().UnixMilli()
+	_, err := s.db.ExecContext(ctx, `INSERT INTO records(id, workspace_id, type, title, search_text, status, source, created_at, updated_at)
+		VALUES (?, ?, 'Idea', 'Idea', 'idea', 'Triage', 'API', ?, ?)`, id, s.ws, now, now)
+	return err
+}
+
+func (s bareSQLite) setStatus(ctx context.Context, id, status string) (out barePatched, err error) {
+	err = s.db.QueryRowContext(ctx, `UPDATE records SET status = ?, updated_at = ?, version = version + 1
+		WHERE workspace_id = ? AND id = ? RETURNING id, title, status, updated_at`,
+		status, time.Now().UnixMilli(), s.ws, id).Scan(&out.ID, &out.Title, &out.Status, &out.UpdatedAt)
+	return out, err
+}
+
+type barePostgres struct {
+	pool *pgxpool.Pool
+	ws   core.ID
+}
+
+func (s barePostgres) insert(ctx context.Context, id core.ID) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO records(id, workspace_id, type, title, search_text, status, source, created_at, updated_at)
+		VALUES ($1, $2, 'Idea', 'Idea', 'idea', 'Triage', 'API', now(), now())`, id, s.ws)
+	return err
+}
+
+func (s barePostgres) setStatus(ctx context.Context, id, status string) (out barePatched, err error) {
+	var at time.Time
+	err = s.pool.QueryRow(ctx, `UPDATE records SET status = $1, updated_at = now(), version = version + 1
+		WHERE workspace_id = $2 AND id = $3 RETURNING id, title, status, updated_at`,
+		status, s.ws, id).Scan(&out.ID, &out.Title, &out.Status, &at)
+	out.UpdatedAt = at.UnixMilli()
+	return out, err
+}
+
+func benchPatchStatus(b *testing.B, st core.Store, bare bareStore) {
 	const records, workers, block = 200, 4, 50
 	ctx := context.Background()
-	dir := b.TempDir()
-	st, err := sqlite.Open(ctx, filepath.Join(dir, "api.db"))
-	must(b, err)
-	defer st.Close()
 	svc := core.NewService(st, core.Options{})
 	ws, err := svc.CreateWorkspace(ctx, "Bench", core.PlanBusiness, 0)
 	must(b, err)
@@ -40,20 +112,16 @@ func BenchmarkPatchStatus(b *testing.B) {
 	must(b, err)
 	apiSrv := httptest.NewServer(New(svc, Options{Log: quietLog(), RateLimit: RateLimit{PerSecond: 1e9, Burst: 1 << 30}}).Handler())
 	defer apiSrv.Close()
-	bare, bareWS := openBare(b, filepath.Join(dir, "bare.db"))
-	defer bare.Close()
 	apiIDs, bareIDs := make([]string, records), make([]string, records)
 	for i := range records {
 		res, err := svc.Submit(ctx, ws.ID, core.Submission{Type: core.RecordIdea, Title: "Idea " + strings.Repeat("x", i%7)})
 		must(b, err)
 		apiIDs[i] = string(res.Record.ID)
 		id := core.NewID()
-		_, err = bare.ExecContext(ctx, `INSERT INTO records(id, workspace_id, type, title, search_text, status, source, created_at, updated_at)
-			VALUES (?, ?, 'Idea', 'Idea', 'idea', 'Triage', 'API', ?, ?)`, id, bareWS, time.Now().UnixMilli(), time.Now().UnixMilli())
-		must(b, err)
+		must(b, bare.insert(ctx, id))
 		bareIDs[i] = string(id)
 	}
-	bareSrv := httptest.NewServer(barePatchHandler(bare, bareWS))
+	bareSrv := httptest.NewServer(barePatchHandler(bare))
 	defer bareSrv.Close()
 
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: workers}}
@@ -105,20 +173,14 @@ func BenchmarkPatchStatus(b *testing.B) {
 }
 
 // barePatchHandler is the floor of an edit: decode, one UPDATE … RETURNING, answer 200 with the row.
-func barePatchHandler(db *sql.DB, ws core.ID) http.Handler {
+func barePatchHandler(bare bareStore) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var in struct{ Status string }
 		if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.Status == "" {
 			http.Error(w, "bad", http.StatusBadRequest)
 			return
 		}
-		var out struct {
-			ID, Title, Status string
-			UpdatedAt         int64
-		}
-		err := db.QueryRowContext(r.Context(), `UPDATE records SET status = ?, updated_at = ?, version = version + 1
-			WHERE workspace_id = ? AND id = ? RETURNING id, title, status, updated_at`,
-			in.Status, time.Now().UnixMilli(), ws, strings.TrimPrefix(r.URL.Path, "/bare/")).Scan(&out.ID, &out.Title, &out.Status, &out.UpdatedAt)
+		out, err := bare.setStatus(r.Context(), strings.TrimPrefix(r.URL.Path, "/bare/"), in.Status)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return

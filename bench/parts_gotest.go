@@ -37,7 +37,7 @@ func (e *env) partAPI(ctx context.Context) *Part {
 	sz := e.cfg.Sizes
 	e.run(ctx, p, goBench{Pkg: "./api", Bench: "^BenchmarkCreateFeedback$", Benchtime: fmt.Sprintf("%dx", sz.APICreates),
 		Timeout: 15 * time.Minute}, 0, "BenchmarkCreateFeedback")
-	e.run(ctx, p, goBench{Pkg: "./api", Bench: "^BenchmarkPatchStatus$", Benchtime: "20x", Timeout: 15 * time.Minute}, 0, "BenchmarkPatchStatus")
+	e.run(ctx, p, goBench{Pkg: "./api", Bench: "^BenchmarkPatchStatus$/^sqlite$", Benchtime: "20x", Timeout: 15 * time.Minute}, 0, "BenchmarkPatchStatus")
 	// The daemon's connection pool against a plain listener, 8 clients, the two arms alternating.
 	e.run(ctx, p, goBench{Pkg: "./daemon", Bench: "^BenchmarkConnPool$", Benchtime: "20x", Timeout: 5 * time.Minute}, 0, "BenchmarkConnPool")
 	// The demand listing fills 100,000 records, quick enough on SQLite to run in both modes.
@@ -54,7 +54,8 @@ func (e *env) partAPI(ctx context.Context) *Part {
 	return p
 }
 
-// partPGStore: the store's bulk path against pgx CopyFrom, and search over PGSearchRows records.
+// partPGStore: the store's bulk path against pgx CopyFrom, search over PGSearchRows records, PATCH of a
+// status against a bare UPDATE, and Ideas by demand over PGDemandLinks links.
 func (e *env) partPGStore(ctx context.Context) *Part {
 	p := &Part{ID: "pgstore", Title: "PostgreSQL store (store/postgres benchmarks)", Store: "PostgreSQL"}
 	if e.cfg.PostgresURL == "" {
@@ -69,6 +70,11 @@ func (e *env) partPGStore(ctx context.Context) *Part {
 	if ok {
 		p.Notes = append(p.Notes, out.Logs["BenchmarkSearch"]...)
 	}
+	e.run(ctx, p, goBench{Pkg: "./api", Bench: "^BenchmarkPatchStatus$/^postgres$", Benchtime: "20x", Env: e.pgEnv(),
+		Timeout: 15 * time.Minute}, 0, "BenchmarkPatchStatus")
+	e.run(ctx, p, goBench{Pkg: "./store/postgres", Bench: "^BenchmarkDemandListing$", Benchtime: "1x",
+		Env: append(e.pgEnv(), "FEEDBRIDGE_BENCH_DEMAND_LINKS="+strconv.Itoa(sz.PGDemandLinks)), Timeout: 30 * time.Minute},
+		sz.PGDemandLinks, "BenchmarkDemandListing")
 	return p
 }
 
@@ -85,6 +91,11 @@ func (e *env) partSQLiteStore(ctx context.Context) *Part {
 	if ok {
 		p.Notes = append(p.Notes, out.Logs["BenchmarkSearch"]...)
 	}
+	e.run(ctx, p, goBench{Pkg: "./api", Bench: "^BenchmarkPatchStatus$/^postgres$", Benchtime: "20x", Env: e.pgEnv(),
+		Timeout: 15 * time.Minute}, 0, "BenchmarkPatchStatus")
+	e.run(ctx, p, goBench{Pkg: "./store/postgres", Bench: "^BenchmarkDemandListing$", Benchtime: "1x",
+		Env: append(e.pgEnv(), "FEEDBRIDGE_BENCH_DEMAND_LINKS="+strconv.Itoa(sz.PGDemandLinks)), Timeout: 30 * time.Minute},
+		sz.PGDemandLinks, "BenchmarkDemandListing")
 	return p
 }
 

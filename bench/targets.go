@@ -89,13 +89,13 @@ func targets() []Target {
 func moveTargets() []Target {
 	return []Target{
 		{What: "PATCH of a status ≥ 0.7 × bare UPDATE … RETURNING handler (4 in flight)", Store: "SQLite", Part: "api",
-			Keys: []string{"./api:BenchmarkPatchStatus:ratio"}, Op: ">=", Limit: 0.7},
-		{What: "PATCH of a status ≥ 0.7 × bare UPDATE … RETURNING handler", Store: "PostgreSQL",
-			Note: "no PostgreSQL arm of BenchmarkPatchStatus yet"},
+			Keys: []string{"./api:BenchmarkPatchStatus/sqlite:ratio"}, Op: ">=", Limit: 0.7},
+		{What: "PATCH of a status ≥ 0.7 × bare UPDATE … RETURNING handler (4 in flight)", Store: "PostgreSQL", Part: "pgstore",
+			Keys: []string{"./api:BenchmarkPatchStatus/postgres:ratio"}, Op: ">=", Limit: 0.7},
 		{What: "Ideas by demand p50 (no bound on SQLite; first page of 100)", Store: "SQLite", Part: "api",
 			Keys: []string{"./store/sqlite:BenchmarkDemandListing:demand-page1-p50-us"}, Size: 100_000},
-		{What: "Ideas by demand p50 < 50 ms, 10,000 ideas and 1,000,000 links", Store: "PostgreSQL",
-			Note: "no PostgreSQL demand-listing benchmark yet"},
+		{What: "Ideas by demand p50 < 50 ms, 10,000 ideas and 1,000,000 links (first page of 100)", Store: "PostgreSQL", Part: "pgstore",
+			Keys: []string{"./store/postgres:BenchmarkDemandListing:page1-p50-ms"}, Op: "<", Limit: 50, Size: 1_000_000},
 		{What: "creates slow by at most 5% against before records that move", Store: "SQLite, PostgreSQL",
 			Note: "a before/after comparison of two commits' test binaries, by hand: see Records that move below"},
 	}

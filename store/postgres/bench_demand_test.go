@@ -13,7 +13,8 @@ import (
 )
 
 // BenchmarkDemandListing fills one workspace with 10,000 Ideas and FEEDBRIDGE_BENCH_DEMAND_LINKS links
-// (default 1,000,000) from a tenth as many Feedback, each linked to ten Ideas, by set-based SQL, then
+// (default 1,000,000) from a tenth as many Feedback, each linked to ten Ideas, a third of them from one of
+// 500 companies (so that every Idea has accounts to rank), by set-based SQL, then
 // times GET /records?record_type=Idea&order=demand below HTTP (core.Service.List): the first page of
 // 100, and a page on average over a walk of ten pages by their cursors. It reports the p50 of each in ms.
 //
@@ -38,9 +39,13 @@ func BenchmarkDemandListing(b *testing.B) {
 		`INSERT INTO records (workspace_id, id, type, title, search_text, status, source, created_at, updated_at)
 		SELECT $1, 'a' || lpad(to_hex(g), 23, '0'), 'Idea', 'idea ' || g, 'idea ' || g, 'Triage', 'API',
 			now() - g * interval '1 minute', now() FROM generate_series(1, ` + strconv.Itoa(ideas) + `) g`,
-		`INSERT INTO records (workspace_id, id, type, title, search_text, status, source, created_at, updated_at)
+		`INSERT INTO companies (workspace_id, id, name, domain)
+		SELECT $1, 'c' || lpad(to_hex(g), 23, '0'), 'Company ' || g, 'c' || g || '.example' FROM generate_series(1, 500) g`,
+		`INSERT INTO records (workspace_id, id, type, title, search_text, status, source, created_at, updated_at, company_id)
 		SELECT $1, 'b' || lpad(to_hex(g), 23, '0'), 'Feedback', 'feedback ' || g, 'feedback ' || g, 'Processed', 'API',
-			now() - g * interval '1 second', now() FROM generate_series(1, ` + strconv.Itoa(links/10) + `) g`,
+			now() - g * interval '1 second', now(),
+			CASE WHEN g % 3 = 0 THEN 'c' || lpad(to_hex(1 + g % 500), 23, '0') ELSE '' END
+		FROM generate_series(1, ` + strconv.Itoa(links/10) + `) g`,
 		`INSERT INTO record_links (workspace_id, feedback_id, target_id, created_at)
 		SELECT $1, 'b' || lpad(to_hex(f), 23, '0'),
 			'a' || lpad(to_hex(1 + (f * 7 + k * 997) % ` + strconv.Itoa(ideas) + `), 23, '0'), now()
@@ -49,6 +54,7 @@ func BenchmarkDemandListing(b *testing.B) {
 			WHERE workspace_id = $1 GROUP BY target_id) c WHERE r.workspace_id = $1 AND r.id = c.target_id`,
 		`ANALYZE records`,
 		`ANALYZE record_links`,
+		`ANALYZE companies`,
 	} {
 		args := []any{ws}
 		if q[:7] == "ANALYZE" {

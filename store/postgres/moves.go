@@ -12,6 +12,13 @@ import (
 // UpdateRecord writes an edit while its version is current. The UPDATE compares the version in its WHERE
 // clause under the row's lock, so of two edits from the same version exactly one is written.
 func (s *Store) UpdateRecord(ctx context.Context, ws core.ID, c core.RecordChange) (core.Record, error) {
+	// An edit whose events are due (a subscriber wants them) writes them in the transaction below.
+	if rec, ok := core.Applied(c); ok && c.Outbox == nil {
+		if err := s.updateOwnRow(ctx, ws, c); err != nil {
+			return core.Record{}, err
+		}
+		return rec, nil
+	}
 	var rec core.Record
 	err := s.inTx(ctx, "update record", func(tx pgx.Tx) error {
 		var tags []core.ID
@@ -66,7 +73,7 @@ func (s *Store) UpdateRecord(ctx context.Context, ws core.ID, c core.RecordChang
 }
 
 // staleOrWhy explains an edit that wrote nothing: no such record, a merged one, or a newer version.
-func staleOrWhy(ctx context.Context, tx pgx.Tx, ws, id core.ID) error {
+func staleOrWhy(ctx context.Context, tx querier, ws, id core.ID) error {
 	var status string
 	if err := tx.QueryRow(ctx, `SELECT status FROM records WHERE workspace_id = $1 AND id = $2`, ws, id).Scan(&status); err != nil {
 		return err

@@ -20,7 +20,13 @@ func loadMoves(ctx context.Context, q querier, ws core.ID, recs []core.Record) e
 		case core.RecordFeedback:
 			fb = append(fb, string(r.ID))
 		case core.RecordIdea:
-			ideas = append(ideas, string(r.ID))
+			// An Idea without links has no accounts but its own customer's; the kept count says so
+			// without a query, which spares the read of an edit and of most new Ideas.
+			if r.FeedbackCount > 0 {
+				ideas = append(ideas, string(r.ID))
+			} else {
+				recs[i].Accounts = core.RankAccounts(r.Customer, nil)
+			}
 		}
 	}
 	if len(fb) > 0 {
@@ -37,10 +43,10 @@ func loadMoves(ctx context.Context, q querier, ws core.ID, recs []core.Record) e
 	if len(ideas) == 0 {
 		return nil
 	}
+	// A link keeps its feedback's company (migration 0012), so no feedback row is read here.
 	rows, err := q.Query(ctx, `SELECT l.target_id, c.name FROM record_links l
-		JOIN records f ON f.workspace_id = l.workspace_id AND f.id = l.feedback_id
-		JOIN companies c ON c.workspace_id = f.workspace_id AND c.id = f.company_id
-		WHERE l.workspace_id = $1 AND l.target_id = ANY ($2::text[]) AND f.company_id <> ''`, ws, ideas)
+		JOIN companies c ON c.workspace_id = l.workspace_id AND c.id = l.company_id
+		WHERE l.workspace_id = $1 AND l.target_id = ANY ($2::text[]) AND l.company_id <> ''`, ws, ideas)
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,13 @@ func loadMoves(ctx context.Context, q queryer, recs []core.Record) error {
 		case core.RecordFeedback:
 			fb = append(fb, r.ID)
 		case core.RecordIdea:
-			ideas = append(ideas, r.ID)
+			// An Idea without links has no accounts but its own customer's; the kept count says so
+			// without a query, which spares the read of an edit and of most new Ideas.
+			if r.FeedbackCount > 0 {
+				ideas = append(ideas, r.ID)
+			} else {
+				recs[i].Accounts = core.RankAccounts(r.Customer, nil)
+			}
 		}
 	}
 	if len(fb) > 0 {

@@ -46,21 +46,6 @@ func scanRecord(sc scanner) (core.Record, error) {
 	return r, err
 }
 
-func recordByID(ctx context.Context, q queryer, ws, id core.ID) (core.Record, error) {
-	r, err := scanRecord(q.QueryRowContext(ctx, recordSelect+` WHERE r.workspace_id = ? AND r.id = ?`, ws, id))
-	if err != nil {
-		return core.Record{}, err
-	}
-	recs := []core.Record{r}
-	if err := loadTags(ctx, q, recs); err != nil {
-		return core.Record{}, err
-	}
-	if err := loadMoves(ctx, q, recs); err != nil {
-		return core.Record{}, err
-	}
-	return recs[0], nil
-}
-
 func (s *Store) Record(ctx context.Context, ws, id core.ID) (core.Record, error) {
 	r, err := recordByID(ctx, s.rq, ws, id)
 	return r, s.fail("record", err)

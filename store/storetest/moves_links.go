@@ -45,6 +45,44 @@ var linkTests = map[string]func(t *testing.T, f *fixture){
 		}
 		equal(t, "history", actions, []string{core.ActionCreated, core.ActionLinked, core.ActionLinked, core.ActionUnlinked})
 	},
+	"AccountsFollowCustomer": func(t *testing.T, f *fixture) {
+		// An Idea's accounts come from its feedback's companies as they are now, read one by one and by
+		// the page, also after the feedback changes company or loses its customer.
+		ws := f.workspace("A", 0).ID
+		idea := f.idea(ws, core.RecordIdea, "idea", "")
+		lone := f.idea(ws, core.RecordIdea, "lone", "ann@initech.com")
+		fb := f.submit(ws, core.Submission{Type: core.RecordFeedback, Title: "fb", CustomerEmail: "jane@acme.com"}).Record
+		f.link(ws, fb.ID, idea.ID, nil)
+		f.link(ws, f.feedback(ws, "anonymous", "").ID, idea.ID, nil)
+		steps := []struct {
+			name  string
+			email string
+			want  []string
+		}{
+			{"linked", "", []string{"Acme"}},
+			{"moved to another company", "bob@globex.com", []string{"Globex"}},
+			{"customer removed", "-", []string{}},
+		}
+		for _, c := range steps {
+			t.Run(c.name, func(t *testing.T) {
+				switch c.email {
+				case "":
+				case "-":
+					f.update(ws, fb.ID, core.Patch{CustomerEmail: str("")})
+				default:
+					f.update(ws, fb.ID, core.Patch{CustomerEmail: str(c.email)})
+				}
+				equal(t, "read", f.read(ws, idea.ID).Accounts, c.want)
+				page, err := f.svc.List(f.ctx, ws, core.ListRequest{RecordType: "Idea", Order: "demand"})
+				noErr(t, "list", err)
+				got := map[core.ID][]string{}
+				for _, r := range page.Records {
+					got[r.ID] = r.Accounts
+				}
+				equal(t, "page", got, map[core.ID][]string{idea.ID: c.want, lone.ID: {"Initech"}})
+			})
+		}
+	},
 	"LinkRefusals": func(t *testing.T, f *fixture) {
 		a, b := f.workspace("A", 0).ID, f.workspace("B", 0).ID
 		idea := f.idea(a, core.RecordIdea, "idea", "")
