@@ -226,6 +226,14 @@ func workspaceFlag(cmd *cobra.Command) (core.ID, error) {
 	return id, nil
 }
 
+// optionalWorkspace is --workspace when given, "" (every workspace) otherwise.
+func optionalWorkspace(cmd *cobra.Command) (core.ID, error) {
+	if !cmd.Flags().Changed("workspace") {
+		return "", nil
+	}
+	return workspaceFlag(cmd)
+}
+
 // problemsError lists every problem in one error.
 func problemsError(what string, problems []error) error {
 	msgs := make([]string, len(problems))

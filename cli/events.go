@@ -16,13 +16,9 @@ func (a *app) eventsCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "events", Short: "Inspect and retry events that could not be delivered"}
 	failed := &cobra.Command{Use: "failed", Short: "List events given up on after their retry_for", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var ws core.ID
-			if cmd.Flags().Changed("workspace") {
-				id, err := workspaceFlag(cmd)
-				if err != nil {
-					return err
-				}
-				ws = id
+			ws, err := optionalWorkspace(cmd)
+			if err != nil {
+				return err
 			}
 			return a.withReader(cmd, func(ctx context.Context, svc *core.Service) error {
 				evs, err := svc.FailedEvents(ctx, ws)

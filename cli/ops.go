@@ -123,13 +123,9 @@ func (a *app) insightsCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "insights", Short: "Inspect and retry failed insight jobs"}
 	failed := &cobra.Command{Use: "failed", Short: "List insight jobs that failed their last attempt", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var ws core.ID
-			if cmd.Flags().Changed("workspace") {
-				id, err := workspaceFlag(cmd)
-				if err != nil {
-					return err
-				}
-				ws = id
+			ws, err := optionalWorkspace(cmd)
+			if err != nil {
+				return err
 			}
 			return a.withReader(cmd, func(ctx context.Context, svc *core.Service) error {
 				jobs, err := svc.FailedInsightJobs(ctx, ws)
