@@ -11,7 +11,7 @@ import (
 	"github.com/feedbridge/feedbridge/core"
 )
 
-// eraseScale is the size the contract's timing is promised at: one customer's 10,000 records.
+// eraseScale is the size the erasure time limit is set at: one customer's 10,000 records.
 const eraseScale = 10_000
 
 var erasureScaleTests = map[string]func(t *testing.T, f *fixture){
@@ -22,9 +22,14 @@ var erasureScaleTests = map[string]func(t *testing.T, f *fixture){
 		if testing.Short() {
 			t.Skip("10,000 records")
 		}
+		// Under the race detector a tenth of the size, and not held to the time limit.
+		scale := eraseScale
+		if raceDetector {
+			scale = eraseScale / 10
+		}
 		ws, other := f.workspace("A", 0).ID, f.workspace("B", 0).ID
 		subs := make([]core.Submission, 0, 1000)
-		for i := 0; i < eraseScale; i++ {
+		for i := 0; i < scale; i++ {
 			subs = append(subs, core.Submission{Type: core.RecordFeedback, Title: fmt.Sprintf("note %d from Jane Roe", i),
 				Description: "Reply to jane.roe@acme.com about the export.", CustomerEmail: janeEmail, CustomerName: janeName,
 				DedupKey: fmt.Sprintf("email:<%d@acme.com> <jane.roe@acme.com>", i), PlainText: true})
@@ -78,10 +83,10 @@ var erasureScaleTests = map[string]func(t *testing.T, f *fixture){
 		took := time.Since(began)
 		close(stop)
 		wg.Wait()
-		equal(t, "forgotten", got, core.Forgotten{Records: eraseScale, Contacts: 1})
+		equal(t, "forgotten", got, core.Forgotten{Records: scale, Contacts: 1})
 		t.Logf("erased %d records in %v; the other workspace's writes: without the erasure %s, during it %s",
-			eraseScale, took, base, summarize(waits))
-		if took > 10*time.Second {
+			scale, took, base, summarize(waits))
+		if took > 10*time.Second && !raceDetector {
 			t.Errorf("erasure took %v, the limit is 10 s", took)
 		}
 		sameSet(t, "search", f.searchIDs(ws, "jane roe"), nil)
