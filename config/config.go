@@ -22,6 +22,10 @@ type Config struct {
 type Console struct {
 	Enabled   bool   `koanf:"enabled"`
 	PublicURL string `koanf:"public_url"`
+	// UploadDir keeps CSV files uploaded in the console until they are imported, and the failed rows of
+	// their runs; MaxUpload bounds one file in bytes.
+	UploadDir string `koanf:"upload_dir"`
+	MaxUpload int64  `koanf:"max_upload"`
 }
 
 // Sources extends the canonical set of source labels for every workspace.
@@ -114,6 +118,6 @@ func Default() Config {
 		Insights:   Insights{Provider: "builtin", Workers: 2, OpenAI: OpenAI{Timeout: 60 * time.Second}},
 		Sources:    Sources{Add: []string{}},
 		Connectors: Connectors{},
-		Console:    Console{Enabled: true},
+		Console:    Console{Enabled: true, MaxUpload: 2 << 30},
 	}
 }

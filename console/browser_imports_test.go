@@ -103,6 +103,8 @@ func TestBrowserImports(t *testing.T) {
 	}
 	c.do("the imports page in a narrow window", chromedp.EmulateViewport(390, 844), chromedp.Navigate(c.base+"/imports"),
 		chromedp.WaitVisible(`//h1[normalize-space()="Imports"]`), c.shot("imports-7-narrow"))
+	c.do("a preview in a narrow window", chromedp.Navigate(c.base+"/imports"), chromedp.SetUploadFiles(byLabel("CSV file"), []string{file}),
+		chromedp.Click(button("Upload CSV")), chromedp.WaitVisible(`//h2[normalize-space()="First rows"]`), c.shot("imports-7b-preview-narrow"))
 }
 
 // hostileShownAsText checks that a record whose title is markup shows it as text on the inbox and on its

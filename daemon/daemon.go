@@ -115,7 +115,8 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 		Extra: func(mux *http.ServeMux) {
 			mux.Handle("/", sup)
 			if cfg.Console.Enabled {
-				console.New(svc, console.Options{Log: log.WithField("component", "console")}).Register(mux)
+				console.New(svc, console.Options{Log: log.WithField("component", "console"), PublicURL: cfg.Console.PublicURL,
+					UploadDir: cfg.Console.UploadDir, UploadLimit: cfg.Console.MaxUpload}).Register(mux)
 			}
 		},
 		// Set before the server serves: reloads is assigned just below.
