@@ -153,7 +153,9 @@ func imapServer(t *testing.T, user, pass string) string {
 	mem := imapmemserver.New()
 	mem.AddUser(u)
 	srv := imapserver.New(&imapserver.Options{
-		NewSession:   func(*imapserver.Conn) (imapserver.Session, *imapserver.GreetingData, error) { return mem.NewSession(), nil, nil },
+		NewSession: func(*imapserver.Conn) (imapserver.Session, *imapserver.GreetingData, error) {
+			return mem.NewSession(), nil, nil
+		},
 		Caps:         imap.CapSet{imap.CapIMAP4rev1: {}, imap.CapUIDPlus: {}, imap.CapMove: {}},
 		InsecureAuth: true,
 		Logger:       log.New(io.Discard, "", 0),

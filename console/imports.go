@@ -67,24 +67,31 @@ func (s *Server) showImports(w http.ResponseWriter, r *http.Request, m *core.Mem
 	s.render(w, r, status, "imports", view{Title: "Imports", Nav: "imports", Member: m, Error: problem, Data: d})
 }
 
-// run reads the import run of the address in the member's workspace; another workspace's is absent.
-func (s *Server) run(w http.ResponseWriter, r *http.Request, m *core.Member) (core.ImportRun, bool) {
+// byPathID reads the thing the address's {id} names with find; a malformed id is answered like an absent
+// one, 404 with the missing message, and any other failure as the service's.
+func byPathID[T any](s *Server, w http.ResponseWriter, r *http.Request, find func(core.ID) (T, error), missing string) (T, bool) {
+	var v T
 	id, err := core.ParseID(r.PathValue("id"))
-	var run core.ImportRun
 	if err != nil {
 		err = core.ErrNotFound
 	} else {
-		run, err = s.svc.ImportRun(r.Context(), m.Workspace, id)
+		v, err = find(id)
 	}
 	if errors.Is(err, core.ErrNotFound) {
-		s.fail(w, r, http.StatusNotFound, "There is no such import run in this workspace.")
-		return run, false
+		s.fail(w, r, http.StatusNotFound, missing)
+		return v, false
 	}
 	if err != nil {
 		s.internal(w, r, err)
-		return run, false
+		return v, false
 	}
-	return run, true
+	return v, true
+}
+
+// run reads the import run of the address in the member's workspace; another workspace's is absent.
+func (s *Server) run(w http.ResponseWriter, r *http.Request, m *core.Member) (core.ImportRun, bool) {
+	return byPathID(s, w, r, func(id core.ID) (core.ImportRun, error) { return s.svc.ImportRun(r.Context(), m.Workspace, id) },
+		"There is no such import run in this workspace.")
 }
 
 // failedRows sends a console run's bad rows with their reasons, as the errors file of the command line.

@@ -55,25 +55,13 @@ func (s *Server) addMember(w http.ResponseWriter, r *http.Request, m *core.Membe
 // otherMember reads the member named in the path, of the signed-in admin's workspace and not the admin:
 // nobody demotes or removes themselves, so a workspace always keeps an admin.
 func (s *Server) otherMember(w http.ResponseWriter, r *http.Request, m *core.Member) (core.Member, bool) {
-	var target core.Member
-	id, err := core.ParseID(r.PathValue("id"))
-	if err != nil {
-		err = core.ErrNotFound
-	} else {
-		target, err = s.svc.WorkspaceMember(r.Context(), m.Workspace, id)
-	}
-	switch {
-	case errors.Is(err, core.ErrNotFound):
-		s.fail(w, r, http.StatusNotFound, "There is no such member in this workspace.")
-		return target, false
-	case err != nil:
-		s.internal(w, r, err)
-		return target, false
-	case target.ID == m.ID:
+	target, ok := byPathID(s, w, r, func(id core.ID) (core.Member, error) { return s.svc.WorkspaceMember(r.Context(), m.Workspace, id) },
+		"There is no such member in this workspace.")
+	if ok && target.ID == m.ID {
 		s.showSettings(w, r, m, http.StatusBadRequest, settingsNote{}, "You cannot change your own membership; ask another admin.")
 		return target, false
 	}
-	return target, true
+	return target, ok
 }
 
 func (s *Server) changeRole(w http.ResponseWriter, r *http.Request, m *core.Member) {
