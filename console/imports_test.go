@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -266,5 +267,49 @@ func TestPreviewReadsOnlyTheFirstRows(t *testing.T) {
 	}
 	if took > 3*time.Second {
 		t.Errorf("the preview of a 1 GB file took %s: it reads more than the first rows", took)
+	}
+}
+
+// TestUploadStreamsToDisk: a large upload goes to the spool as it arrives; the server allocates a small
+// fraction of the file's size, where reading it into memory would allocate all of it.
+func TestUploadStreamsToDisk(t *testing.T) {
+	e := newEnv(t, backends()["sqlite"](t))
+	_, editor := e.member(e.ws.ID, "ed@acme.com", core.RoleEditor)
+	const size = 64 << 20
+	pr, pw := io.Pipe()
+	mw := multipart.NewWriter(pw)
+	go func() {
+		fw, err := mw.CreateFormFile("file", "big.csv")
+		if err == nil {
+			_, err = io.WriteString(fw, "title,description\n")
+		}
+		line := []byte(strings.Repeat("a title,and some text about it\n", 1024))
+		for written := 0; err == nil && written < size; written += len(line) {
+			_, err = fw.Write(line)
+		}
+		if err == nil {
+			err = mw.Close()
+		}
+		pw.CloseWithError(err)
+	}()
+	req, err := http.NewRequest(http.MethodPost, e.srv.URL+"/imports/upload", pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	res, err := editor.c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	runtime.ReadMemStats(&after)
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("upload: %d", res.StatusCode)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > size/4 {
+		t.Errorf("a %d MiB upload allocated %d MiB", size>>20, alloc>>20)
 	}
 }
