@@ -6,7 +6,9 @@ import (
 	"mime"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/feedbridge/feedbridge/connectors/csvimport"
 	"github.com/feedbridge/feedbridge/core"
@@ -108,7 +110,7 @@ func (s *Server) failedRows(w http.ResponseWriter, r *http.Request, m *core.Memb
 	defer f.Close()
 	h := w.Header()
 	h.Set("Content-Type", "text/csv; charset=utf-8")
-	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": csvimport.ErrorsFileName(baseName(run.File))}))
+	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": downloadName(run.File)}))
 	if fi, err := f.Stat(); err == nil {
 		h.Set("Content-Length", fmt.Sprint(fi.Size()))
 	}
@@ -185,4 +187,16 @@ func size(n int64) string {
 		return fmt.Sprintf("%d %cB", int64(v), "KMGTPE"[exp])
 	}
 	return fmt.Sprintf("%.1f %cB", v, "KMGTPE"[exp])
+}
+
+// downloadName is the failed rows' file name for the browser: the errors file name of the run's input, with
+// anything but letters, digits, spaces and . _ - made an underscore, so that it is a plain name anywhere.
+func downloadName(file string) string {
+	name := csvimport.ErrorsFileName(baseName(file))
+	return strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune(" ._-", r) {
+			return r
+		}
+		return '_'
+	}, name)
 }

@@ -313,3 +313,30 @@ func TestUploadStreamsToDisk(t *testing.T) {
 		t.Errorf("a %d MiB upload allocated %d MiB", size>>20, alloc>>20)
 	}
 }
+
+// TestHostileFileName: a file name is outside text like any other, on every page that shows it.
+func TestHostileFileName(t *testing.T) {
+	e := newEnv(t, backends()["sqlite"](t))
+	_, admin := e.member(e.ws.ID, "ada@acme.com", core.RoleAdmin)
+	name := `"><img src=x onerror=alert(1)>.csv`
+	up := admin.upload(name, "title\n\nhello\n,bad\n", nil)
+	wantStatus(t, "upload", up, http.StatusSeeOther)
+	preview := up.header.Get("Location")
+	pages := []response{admin.get(preview)}
+	wantStatus(t, "import", admin.post(preview, url.Values{"action": {"import"}}), http.StatusSeeOther)
+	runs, _ := e.svc.ImportRuns(e.ctx, e.ws.ID)
+	if len(runs) != 1 || runs[0].File != name {
+		t.Fatalf("runs: %+v", runs)
+	}
+	pages = append(pages, admin.get("/imports"), admin.get("/imports/runs/"+string(runs[0].ID)+"/undo"))
+	for i, p := range pages {
+		if strings.Contains(p.body, "<img") || !strings.Contains(p.body, "&lt;img src=x onerror=alert(1)&gt;") {
+			t.Errorf("page %d shows the file name as markup, or not at all:\n%s", i, p.body)
+		}
+	}
+	failed := admin.get("/imports/runs/" + string(runs[0].ID) + "/failed.csv")
+	wantStatus(t, "failed rows", failed, http.StatusOK)
+	if cd := failed.header.Get("Content-Disposition"); cd != `attachment; filename="___img src_x onerror_alert_1__.errors.csv"` {
+		t.Errorf("the download's name is sent as %q", cd)
+	}
+}
