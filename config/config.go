@@ -3,7 +3,11 @@
 // path, "file:/path" secrets are read from files, and Redacted gives a view safe to print.
 package config
 
-import "time"
+import (
+	"time"
+
+	"github.com/feedbridge/feedbridge/connectors"
+)
 
 // Config is the whole configuration. Each connector kind's entries stay raw because every connector
 // package decodes and validates its own section.
@@ -16,6 +20,24 @@ type Config struct {
 	Sources    Sources    `koanf:"sources"`
 	Connectors Connectors `koanf:"connectors"`
 	Console    Console    `koanf:"console"`
+	Notify     Notify     `koanf:"notify"`
+}
+
+// Notify configures closing the loop: telling the people who brought an Idea or Feature when it moves.
+type Notify struct {
+	Statuses  []string   `koanf:"statuses"`
+	Customers bool       `koanf:"customers"`
+	SMTP      NotifySMTP `koanf:"smtp"`
+}
+
+// NotifySMTP is the mail server that email notifications go through; no server sends no email.
+type NotifySMTP struct {
+	Server       string            `koanf:"server"`
+	Security     string            `koanf:"security"`
+	Username     string            `koanf:"username"`
+	Password     connectors.Secret `koanf:"password" secret:"true"`
+	From         string            `koanf:"from"`
+	AllowPrivate bool              `koanf:"allow_private"`
 }
 
 // Console configures the web pages for people served beside the API.
@@ -115,5 +137,7 @@ func Default() Config {
 		Sources:    Sources{Add: []string{}},
 		Connectors: Connectors{},
 		Console:    Console{Enabled: true},
+		Notify: Notify{Statuses: []string{"Planned", "In progress", "Done", "Released", "Declined"},
+			SMTP: NotifySMTP{Security: "starttls"}},
 	}
 }

@@ -84,6 +84,7 @@ func (c *Config) Validate() []error {
 
 	errs = append(errs, c.validateSources()...)
 	errs = append(errs, c.validateInsights()...)
+	errs = append(errs, c.validateNotify()...)
 	errs = append(errs, c.Connectors.validateNames()...)
 	sortErrors(errs)
 	return errs
