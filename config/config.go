@@ -28,6 +28,8 @@ type Notify struct {
 	Statuses  []string   `koanf:"statuses"`
 	Customers bool       `koanf:"customers"`
 	SMTP      NotifySMTP `koanf:"smtp"`
+	// RetryFor goes beyond the documented keys: how long a message that cannot be sent is retried.
+	RetryFor time.Duration `koanf:"retry_for"`
 }
 
 // NotifySMTP is the mail server that email notifications go through; no server sends no email.
@@ -137,7 +139,7 @@ func Default() Config {
 		Sources:    Sources{Add: []string{}},
 		Connectors: Connectors{},
 		Console:    Console{Enabled: true},
-		Notify: Notify{Statuses: []string{"Planned", "In progress", "Done", "Released", "Declined"},
+		Notify: Notify{Statuses: []string{"Planned", "In progress", "Done", "Released", "Declined"}, RetryFor: 24 * time.Hour,
 			SMTP: NotifySMTP{Security: "starttls"}},
 	}
 }

@@ -30,6 +30,7 @@ func keyDocs() map[string]string {
 		"connectors":                        "Connector entries by kind: each kind takes a list of entries, see below.",
 		"notify.statuses":                   "Statuses of an Idea or Feature that tell the people who brought it (the Slack user who filed it or saved a linked message, the colleague who forwarded a linked mail); `[]` tells nobody. Any status name of an Idea or Feature, matched as in the API.",
 		"notify.customers":                  "Also email the outside customer of an email submission (the original sender). Off: only colleagues hear.",
+		"notify.retry_for":                  "Extension. How long a message that cannot be sent is retried (backoff as for events) before it is kept as failed, listed by `feedbridge events failed`.",
 		"notify.smtp.server":                "Mail server for email notifications, host:port (587 for starttls, 465 for tls). Empty: no email is sent; Slack replies still are.",
 		"notify.smtp.security":              "starttls (upgrade a plain connection, refused if the server does not offer it) or tls (TLS from the start); none only to a loopback address.",
 		"notify.smtp.username":              "User for password authentication (PLAIN, only over TLS); empty: no authentication.",

@@ -32,6 +32,9 @@ func (c *Config) validateNotify() []error {
 			add("statuses", "%q is not a status of an Idea or a Feature", st)
 		}
 	}
+	if c.Notify.RetryFor <= 0 {
+		add("retry_for", "must be a positive duration such as 24h, got %v", c.Notify.RetryFor)
+	}
 	m := c.Notify.SMTP
 	if m.Server == "" {
 		return errs

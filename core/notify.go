@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 )
 
 // Closing the loop: when an Idea or Feature moves to a status the configuration names, the people who
@@ -72,6 +73,7 @@ type NotifyPolicy struct {
 	Email        bool            // an SMTP server is configured
 	SlackEntries map[string]bool // Slack entries that can post (they have a bot token), by name
 	PublicURL    string          // the console's base URL; "" leaves the link out
+	RetryFor     time.Duration   // how long a message that cannot be sent is retried; 0: DefaultRetryFor
 }
 
 // SetNotify replaces the closing-the-loop policy (at start and on reload); nil turns it off.
@@ -145,7 +147,7 @@ func (p *NotifyPlan) Items(rec Record, sources []NotifySource) ([]QueueItem, err
 			return fmt.Errorf("notify: %w", err)
 		}
 		out = append(out, QueueItem{ID: id, Queue: queue, Kind: NotifyKind, Workspace: rec.Workspace, Body: body,
-			RetryFor: DefaultRetryFor})
+			RetryFor: p.policy.RetryFor})
 		return nil
 	}
 	for _, src := range sources {

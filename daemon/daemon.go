@@ -158,6 +158,11 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 	}
 
 	var wg sync.WaitGroup
+	nt, err := startNotify(bgCtx, &wg, cfg, svc, st, env.Holder, log.WithField("component", "notify"))
+	if err != nil {
+		return err
+	}
+	reloads.onApply = append(reloads.onApply, nt.apply)
 	// Each kind's sweep runs whatever the config holds (a killed CLI import leaves a run to close).
 	for _, k := range connectors.Kinds() {
 		if k.Sweep != nil {
