@@ -1,15 +1,9 @@
 package notify
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +13,8 @@ import (
 
 	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
+
+	"github.com/feedbridge/feedbridge/internal/testcert"
 )
 
 // slackCall is one chat.postMessage the stand-in received.
@@ -91,7 +87,7 @@ type smtpStub struct {
 // newSMTPStub serves on loopback: security "tls" wraps the listener in TLS, "starttls" offers STARTTLS,
 // "none" offers neither. It returns the stub and the client TLS settings that trust its certificate.
 func newSMTPStub(t *testing.T, security, user, password string) (*smtpStub, *tls.Config) {
-	cert, pool := selfSigned(t)
+	serverTLS, pool := testcert.Loopback(t, "mail.test")
 	stub := &smtpStub{}
 	srv := smtp.NewServer(smtp.BackendFunc(func(c *smtp.Conn) (smtp.Session, error) {
 		return &smtpSession{stub: stub, user: user, password: password, conn: c}, nil
@@ -99,7 +95,6 @@ func newSMTPStub(t *testing.T, security, user, password string) (*smtpStub, *tls
 	srv.Domain = "mail.test"
 	srv.ReadTimeout, srv.WriteTimeout = 10*time.Second, 10*time.Second
 	srv.AllowInsecureAuth = security == "none"
-	serverTLS := &tls.Config{Certificates: []tls.Certificate{cert}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -174,27 +169,3 @@ func (s *smtpSession) Data(r io.Reader) error {
 
 func (s *smtpSession) Reset()        { s.m = sentMail{User: s.m.User} }
 func (s *smtpSession) Logout() error { return nil }
-
-// selfSigned makes a certificate for 127.0.0.1 and a pool that trusts it.
-func selfSigned(t *testing.T) (tls.Certificate, *x509.CertPool) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "mail.test"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, KeyUsage: x509.KeyUsageDigitalSignature,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	leaf, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AddCert(leaf)
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, pool
-}
