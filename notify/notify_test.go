@@ -20,6 +20,7 @@ import (
 	"github.com/feedbridge/feedbridge/config"
 	"github.com/feedbridge/feedbridge/connectors/slack"
 	"github.com/feedbridge/feedbridge/core"
+	"github.com/feedbridge/feedbridge/internal/notifytest"
 	"github.com/feedbridge/feedbridge/internal/queueworker"
 	"github.com/feedbridge/feedbridge/store/sqlite"
 )
@@ -41,15 +42,19 @@ func notice(n core.Notice) core.QueueItem {
 	return core.QueueItem{ID: core.NewID(), Queue: q, Kind: core.NotifyKind, Workspace: "6744a1b2c3d4e5f6010203ff", Body: body}
 }
 
-func slackNotifier(stub *slackStub) *Notifier {
-	return New(Settings{Slack: map[string]slack.Poster{"acme": {Token: botToken, APIURL: stub.srv.URL + "/api/"}}}, Options{})
+func answer(status int, body, retryAfter string) notifytest.Answer {
+	return notifytest.Answer{Status: status, Body: body, RetryAfter: retryAfter}
+}
+
+func slackNotifier(stub *notifytest.Slack) *Notifier {
+	return New(Settings{Slack: map[string]slack.Poster{"acme": {Token: botToken, APIURL: stub.URL() + "/api/"}}}, Options{})
 }
 
 const wantSlackText = "Update on the idea you brought to us: “Dark mode &lt;b&gt;&amp; more&lt;/b&gt;” is now Planned.\n" +
 	"https://fb.example/records/" + string(ideaID)
 
 func TestSlackThreadReplyAndDM(t *testing.T) {
-	stub := newSlackStub(t)
+	stub := notifytest.NewSlack(t)
 	n := slackNotifier(stub)
 	ctx := t.Context()
 	if err := n.Handle(ctx, notice(core.Notice{Channel: core.OriginSlack, Entry: "acme", User: "U2", Chat: "C9", Thread: "1700000000.000100"})); err != nil {
@@ -58,7 +63,7 @@ func TestSlackThreadReplyAndDM(t *testing.T) {
 	if err := n.Handle(ctx, notice(core.Notice{Channel: core.OriginSlack, Entry: "acme", User: "U1"})); err != nil {
 		t.Fatal(err)
 	}
-	want := []slackCall{
+	want := []notifytest.SlackCall{
 		{Path: "/api/chat.postMessage", Auth: "Bearer " + botToken, ContentType: "application/json; charset=utf-8",
 			Body: map[string]any{"channel": "C9", "thread_ts": "1700000000.000100", "text": wantSlackText, "unfurl_links": false, "unfurl_media": false}},
 		{Path: "/api/chat.postMessage", Auth: "Bearer " + botToken, ContentType: "application/json; charset=utf-8",
@@ -70,7 +75,7 @@ func TestSlackThreadReplyAndDM(t *testing.T) {
 }
 
 func TestSlackThreadGoneFallsBackToDM(t *testing.T) {
-	stub := newSlackStub(t, stubAnswer{200, `{"ok":false,"error":"not_in_channel"}`, ""}, stubAnswer{200, `{"ok":true}`, ""})
+	stub := notifytest.NewSlack(t, answer(200, `{"ok":false,"error":"not_in_channel"}`, ""), answer(200, `{"ok":true}`, ""))
 	if err := slackNotifier(stub).Handle(t.Context(), notice(core.Notice{Channel: core.OriginSlack, Entry: "acme", User: "U2", Chat: "C9", Thread: "1.2"})); err != nil {
 		t.Fatal(err)
 	}
@@ -132,20 +137,20 @@ func runOne(t *testing.T, n *Notifier, it core.QueueItem) (settled, core.Store) 
 func TestSlackFailuresAreRetriedOrKept(t *testing.T) {
 	tests := []struct {
 		name       string
-		answer     stubAnswer
+		answer     notifytest.Answer
 		want       queueworker.Outcome
 		retryAfter time.Duration
 	}{
-		{"rate limited", stubAnswer{429, `{"ok":false,"error":"ratelimited"}`, "7"}, queueworker.Retried, 7 * time.Second},
-		{"server error", stubAnswer{502, "bad gateway", ""}, queueworker.Retried, 0},
-		{"slack hiccup", stubAnswer{200, `{"ok":false,"error":"internal_error"}`, ""}, queueworker.Retried, 0},
-		{"token revoked", stubAnswer{200, `{"ok":false,"error":"token_revoked"}`, ""}, queueworker.Failed, 0},
-		{"unknown user", stubAnswer{200, `{"ok":false,"error":"user_not_found"}`, ""}, queueworker.Failed, 0},
-		{"not found", stubAnswer{404, "no such method", ""}, queueworker.Failed, 0},
+		{"rate limited", answer(429, `{"ok":false,"error":"ratelimited"}`, "7"), queueworker.Retried, 7 * time.Second},
+		{"server error", answer(502, "bad gateway", ""), queueworker.Retried, 0},
+		{"slack hiccup", answer(200, `{"ok":false,"error":"internal_error"}`, ""), queueworker.Retried, 0},
+		{"token revoked", answer(200, `{"ok":false,"error":"token_revoked"}`, ""), queueworker.Failed, 0},
+		{"unknown user", answer(200, `{"ok":false,"error":"user_not_found"}`, ""), queueworker.Failed, 0},
+		{"not found", answer(404, "no such method", ""), queueworker.Failed, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			stub := newSlackStub(t, tt.answer)
+			stub := notifytest.NewSlack(t, tt.answer)
 			got, _ := runOne(t, slackNotifier(stub), notice(core.Notice{Channel: core.OriginSlack, Entry: "acme", User: "U1"}))
 			if got.outcome != tt.want || got.retryAfter != tt.retryAfter {
 				t.Fatalf("outcome %s after %v (%v), want %s after %v", got.outcome, got.retryAfter, got.err, tt.want, tt.retryAfter)
@@ -158,7 +163,7 @@ func TestSlackFailuresAreRetriedOrKept(t *testing.T) {
 }
 
 func TestFailedMessageIsKeptAndListed(t *testing.T) {
-	stub := newSlackStub(t, stubAnswer{503, "down", ""})
+	stub := notifytest.NewSlack(t, answer(503, "down", ""))
 	it := notice(core.Notice{Channel: core.OriginSlack, Entry: "acme", User: "U1"})
 	it.RetryFor = time.Millisecond // the first failure is already past its give-up time
 	got, st := runOne(t, slackNotifier(stub), it)
@@ -203,9 +208,9 @@ func TestEmailThroughEachSecurity(t *testing.T) {
 		{"none", "", false},
 	} {
 		t.Run(tt.security, func(t *testing.T) {
-			stub, tc := newSMTPStub(t, tt.security, tt.user, smtpPassword)
+			stub, tc := notifytest.NewSMTP(t, tt.security, tt.user, smtpPassword)
 			it := notice(core.Notice{Channel: core.OriginEmail, Entry: "support", To: "agent@example.com"})
-			if err := mailNotifier(stub.addr, tt.security, tt.user, tc).Handle(t.Context(), it); err != nil {
+			if err := mailNotifier(stub.Addr, tt.security, tt.user, tc).Handle(t.Context(), it); err != nil {
 				t.Fatal(err)
 			}
 			mails := stub.Mails()
@@ -252,30 +257,30 @@ func checkMail(t *testing.T, data string, id core.ID) {
 
 func TestEmailRefusals(t *testing.T) {
 	t.Run("starttls not offered", func(t *testing.T) {
-		stub, tc := newSMTPStub(t, "none", "", "")
-		got, _ := runOne(t, mailNotifier(stub.addr, "starttls", "", tc), notice(core.Notice{Channel: core.OriginEmail, To: "a@example.com"}))
+		stub, tc := notifytest.NewSMTP(t, "none", "", "")
+		got, _ := runOne(t, mailNotifier(stub.Addr, "starttls", "", tc), notice(core.Notice{Channel: core.OriginEmail, To: "a@example.com"}))
 		if got.outcome != queueworker.Failed || !strings.Contains(got.err.Error(), "STARTTLS") || len(stub.Mails()) != 0 {
 			t.Fatalf("outcome %s (%v), %d mails", got.outcome, got.err, len(stub.Mails()))
 		}
 	})
 	t.Run("wrong password", func(t *testing.T) {
-		stub, tc := newSMTPStub(t, "starttls", "fb-user", "another-password")
-		got, _ := runOne(t, mailNotifier(stub.addr, "starttls", "fb-user", tc), notice(core.Notice{Channel: core.OriginEmail, To: "a@example.com"}))
+		stub, tc := notifytest.NewSMTP(t, "starttls", "fb-user", "another-password")
+		got, _ := runOne(t, mailNotifier(stub.Addr, "starttls", "fb-user", tc), notice(core.Notice{Channel: core.OriginEmail, To: "a@example.com"}))
 		if got.outcome != queueworker.Failed || strings.Contains(got.err.Error(), smtpPassword) || len(stub.Mails()) != 0 {
 			t.Fatalf("outcome %s (%v), %d mails", got.outcome, got.err, len(stub.Mails()))
 		}
 	})
 	t.Run("recipient refused for now", func(t *testing.T) {
-		stub, tc := newSMTPStub(t, "starttls", "", "")
-		stub.refuse = &smtp.SMTPError{Code: 451, Message: "try again later"}
-		got, _ := runOne(t, mailNotifier(stub.addr, "starttls", "", tc), notice(core.Notice{Channel: core.OriginEmail, To: "a@example.com"}))
+		stub, tc := notifytest.NewSMTP(t, "starttls", "", "")
+		stub.Refuse(&smtp.SMTPError{Code: 451, Message: "try again later"})
+		got, _ := runOne(t, mailNotifier(stub.Addr, "starttls", "", tc), notice(core.Notice{Channel: core.OriginEmail, To: "a@example.com"}))
 		if got.outcome != queueworker.Retried {
 			t.Fatalf("outcome %s (%v), want retried", got.outcome, got.err)
 		}
 	})
 	t.Run("private address without allow_private", func(t *testing.T) {
-		stub, tc := newSMTPStub(t, "starttls", "", "")
-		n := mailNotifier(stub.addr, "starttls", "", tc)
+		stub, tc := notifytest.NewSMTP(t, "starttls", "", "")
+		n := mailNotifier(stub.Addr, "starttls", "", tc)
 		s := *n.cur.Load()
 		s.Notify.SMTP.AllowPrivate = false
 		n.Apply(s)

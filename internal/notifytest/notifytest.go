@@ -1,4 +1,7 @@
-package notify
+// Package notifytest holds the stand-ins that notification tests send to: Slack's Web API (recording each
+// chat.postMessage and answering as scripted) and an SMTP server (go-smtp, in process) that keeps every
+// message it accepts.
+package notifytest
 
 import (
 	"crypto/tls"
@@ -17,78 +20,90 @@ import (
 	"github.com/feedbridge/feedbridge/internal/testcert"
 )
 
-// slackCall is one chat.postMessage the stand-in received.
-type slackCall struct {
+// SlackCall is one chat.postMessage the stand-in received.
+type SlackCall struct {
 	Path, Auth, ContentType string
 	Body                    map[string]any
 }
 
-// slackStub stands in for Slack's Web API: it records every request and answers from answers in turn
+// Slack stands in for Slack's Web API: it records every request and answers from answers in turn
 // (the last one repeats); an answer is a status and a body.
-type slackStub struct {
+type Slack struct {
 	mu      sync.Mutex
-	calls   []slackCall
-	answers []stubAnswer
+	calls   []SlackCall
+	answers []Answer
 	srv     *httptest.Server
 }
 
-type stubAnswer struct {
-	status     int
-	body       string
-	retryAfter string
+// URL is the stand-in's base URL; Slack's Web API base is URL()+"/api/".
+func (s *Slack) URL() string { return s.srv.URL }
+
+type Answer struct {
+	Status     int
+	Body       string
+	RetryAfter string
 }
 
-func newSlackStub(t *testing.T, answers ...stubAnswer) *slackStub {
+func NewSlack(t testing.TB, answers ...Answer) *Slack {
 	if len(answers) == 0 {
-		answers = []stubAnswer{{200, `{"ok":true}`, ""}}
+		answers = []Answer{{200, `{"ok":true}`, ""}}
 	}
-	s := &slackStub{answers: answers}
+	s := &Slack{answers: answers}
 	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		raw, _ := io.ReadAll(r.Body)
 		var body map[string]any
 		_ = json.Unmarshal(raw, &body)
 		s.mu.Lock()
 		a := s.answers[min(len(s.calls), len(s.answers)-1)]
-		s.calls = append(s.calls, slackCall{Path: r.URL.Path, Auth: r.Header.Get("Authorization"),
+		s.calls = append(s.calls, SlackCall{Path: r.URL.Path, Auth: r.Header.Get("Authorization"),
 			ContentType: r.Header.Get("Content-Type"), Body: body})
 		s.mu.Unlock()
-		if a.retryAfter != "" {
-			w.Header().Set("Retry-After", a.retryAfter)
+		if a.RetryAfter != "" {
+			w.Header().Set("Retry-After", a.RetryAfter)
 		}
-		w.WriteHeader(a.status)
-		io.WriteString(w, a.body)
+		w.WriteHeader(a.Status)
+		io.WriteString(w, a.Body)
 	}))
 	t.Cleanup(s.srv.Close)
 	return s
 }
 
-func (s *slackStub) Calls() []slackCall {
+// Calls are the requests received so far.
+func (s *Slack) Calls() []SlackCall {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]slackCall(nil), s.calls...)
+	return append([]SlackCall(nil), s.calls...)
 }
 
-// sentMail is one message the SMTP stand-in accepted.
-type sentMail struct {
+// Mail is one message the SMTP stand-in accepted.
+type Mail struct {
 	From, To, User string
 	TLS            bool
 	Data           string
 }
 
-// smtpStub is an in-process SMTP server (go-smtp) that takes PLAIN logins of user/password and keeps
+// SMTP is an in-process SMTP server (go-smtp) that takes PLAIN logins of user/password and keeps
 // every message; refuse makes it answer RCPT with that error.
-type smtpStub struct {
+type SMTP struct {
 	mu     sync.Mutex
-	mails  []sentMail
+	mails  []Mail
 	refuse error
-	addr   string
+	// Addr is where the server listens, host:port.
+	Addr string
 }
 
-// newSMTPStub serves on loopback: security "tls" wraps the listener in TLS, "starttls" offers STARTTLS,
+// Refuse makes the server answer every RCPT TO with err (nil: accept again).
+func (s *SMTP) Refuse(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refuse = err
+}
+
+// NewSMTP serves on loopback: security "tls" wraps the listener in TLS, "starttls" offers STARTTLS,
 // "none" offers neither. It returns the stub and the client TLS settings that trust its certificate.
-func newSMTPStub(t *testing.T, security, user, password string) (*smtpStub, *tls.Config) {
+func NewSMTP(t testing.TB, security, user, password string) (*SMTP, *tls.Config) {
 	serverTLS, pool := testcert.Loopback(t, "mail.test")
-	stub := &smtpStub{}
+	stub := &SMTP{}
 	srv := smtp.NewServer(smtp.BackendFunc(func(c *smtp.Conn) (smtp.Session, error) {
 		return &smtpSession{stub: stub, user: user, password: password, conn: c}, nil
 	}))
@@ -105,23 +120,24 @@ func newSMTPStub(t *testing.T, security, user, password string) (*smtpStub, *tls
 	case "starttls":
 		srv.TLSConfig = serverTLS
 	}
-	stub.addr = ln.Addr().String()
+	stub.Addr = ln.Addr().String()
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	return stub, &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 }
 
-func (s *smtpStub) Mails() []sentMail {
+// Mails are the messages accepted so far.
+func (s *SMTP) Mails() []Mail {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]sentMail(nil), s.mails...)
+	return append([]Mail(nil), s.mails...)
 }
 
 type smtpSession struct {
-	stub           *smtpStub
+	stub           *SMTP
 	user, password string
 	conn           *smtp.Conn
-	m              sentMail
+	m              Mail
 }
 
 func (s *smtpSession) AuthMechanisms() []string { return []string{sasl.Plain} }
@@ -167,5 +183,5 @@ func (s *smtpSession) Data(r io.Reader) error {
 	return nil
 }
 
-func (s *smtpSession) Reset()        { s.m = sentMail{User: s.m.User} }
+func (s *smtpSession) Reset()        { s.m = Mail{User: s.m.User} }
 func (s *smtpSession) Logout() error { return nil }
