@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/url"
 	"strings"
 	"testing"
@@ -160,21 +159,9 @@ func findRecord(t *testing.T, d *daemon, key, typ, title string) record {
 // forward puts a colleague's Gmail-style forward of a customer's mail into the inbox.
 func forward(t *testing.T, m *memIMAP) {
 	t.Helper()
-	raw := []byte("From: Agent <agent@example.com>\r\nTo: " + m.user + "\r\nSubject: Fwd: Please add a dark mode\r\n" +
-		"Message-ID: <fwd-dark@e2e.test>\r\nDate: Mon, 23 Nov 2026 10:00:00 +0000\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n" +
-		"FYI\r\n\r\n---------- Forwarded message ---------\r\nFrom: Jane Doe <jane@customer.example>\r\n" +
-		"Date: Mon, 23 Nov 2026 at 09:00\r\nSubject: Please add a dark mode\r\nTo: <agent@example.com>\r\n\r\n" +
+	appendRaw(t, m, "From: Agent <agent@example.com>\r\nTo: "+m.user+"\r\nSubject: Fwd: Please add a dark mode\r\n"+
+		"Message-ID: <fwd-dark@e2e.test>\r\nDate: Mon, 23 Nov 2026 10:00:00 +0000\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n"+
+		"FYI\r\n\r\n---------- Forwarded message ---------\r\nFrom: Jane Doe <jane@customer.example>\r\n"+
+		"Date: Mon, 23 Nov 2026 at 09:00\r\nSubject: Please add a dark mode\r\nTo: <agent@example.com>\r\n\r\n"+
 		"The dashboard is too bright at night.\r\n")
-	c := m.client(t)
-	defer c.Close()
-	cmd := c.Append("INBOX", int64(len(raw)), nil)
-	if _, err := io.Copy(cmd, bytes.NewReader(raw)); err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cmd.Wait(); err != nil {
-		t.Fatal(err)
-	}
 }
