@@ -78,3 +78,4 @@ func (a *app) eventsCommand() *cobra.Command {
 	cmd.AddCommand(failed, retry)
 	return cmd
 }
+

@@ -8,14 +8,15 @@ import "time"
 // Config is the whole configuration. Each connector kind's entries stay raw because every connector
 // package decodes and validates its own section.
 type Config struct {
-	HTTP       HTTP       `koanf:"http"`
-	Store      Store      `koanf:"store"`
-	Log        Log        `koanf:"log"`
-	Companies  Companies  `koanf:"companies"`
-	Insights   Insights   `koanf:"insights"`
-	Sources    Sources    `koanf:"sources"`
-	Connectors Connectors `koanf:"connectors"`
-	Console    Console    `koanf:"console"`
+	HTTP       HTTP        `koanf:"http"`
+	Store      Store       `koanf:"store"`
+	Log        Log         `koanf:"log"`
+	Companies  Companies   `koanf:"companies"`
+	Insights   Insights    `koanf:"insights"`
+	Sources    Sources     `koanf:"sources"`
+	Connectors Connectors  `koanf:"connectors"`
+	Console    Console     `koanf:"console"`
+	Events     Subscribers `koanf:"events"`
 }
 
 // Console configures the web pages for people served beside the API.
@@ -115,5 +116,6 @@ func Default() Config {
 		Sources:    Sources{Add: []string{}},
 		Connectors: Connectors{},
 		Console:    Console{Enabled: true},
+		Events:     Subscribers{},
 	}
 }

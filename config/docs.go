@@ -28,6 +28,7 @@ func keyDocs() map[string]string {
 		"console.enabled":                   "Serve the console (the pages for people) on the HTTP listener.",
 		"console.public_url":                "Base URL of the console as people reach it, e.g. `https://feedback.example.com`, used in sign-in links; empty: `http://` and the listen address.",
 		"connectors":                        "Connector entries by kind: each kind takes a list of entries, see below.",
+		"events":                            "Subscribers that receive the workspace's changes as signed POSTs, see below and docs/events.md. From the environment: `FEEDBRIDGE_EVENTS` as a JSON list.",
 	}
 }
 
