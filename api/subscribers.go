@@ -33,4 +33,3 @@ func (h *handlers) eventSubscribers(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, out)
 }
-

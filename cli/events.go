@@ -78,4 +78,3 @@ func (a *app) eventsCommand() *cobra.Command {
 	cmd.AddCommand(failed, retry)
 	return cmd
 }
-

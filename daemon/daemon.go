@@ -133,7 +133,7 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 			}
 		},
 		// Set before the server serves: reloads is assigned just below.
-		Configured: configuredFunc(func() map[string][]map[string]any { return reloads.current().Connectors }),
+		Configured:  configuredFunc(func() map[string][]map[string]any { return reloads.current().Connectors }),
 		Subscribers: deliver.Status,
 	})
 	reloads, err = newReloader(cfg, opts.Reload, sup, srv, log.WithField("component", "reload"), faults, reg)

@@ -79,7 +79,9 @@ func Parse(raw []map[string]any, readSecrets bool) ([]Entry, []error) {
 
 func (e *Entry) check(key func(string) string) []error {
 	var errs []error
-	bad := func(k, format string, args ...any) { errs = append(errs, fmt.Errorf("%s: "+format, append([]any{key(k)}, args...)...)) }
+	bad := func(k, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{key(k)}, args...)...))
+	}
 	if strings.TrimSpace(e.Name) == "" {
 		bad("name", "is required")
 	} else if strings.ContainsAny(e.Name, " \t\n/:") {
