@@ -12,15 +12,16 @@ import (
 // Config is the whole configuration. Each connector kind's entries stay raw because every connector
 // package decodes and validates its own section.
 type Config struct {
-	HTTP       HTTP       `koanf:"http"`
-	Store      Store      `koanf:"store"`
-	Log        Log        `koanf:"log"`
-	Companies  Companies  `koanf:"companies"`
-	Insights   Insights   `koanf:"insights"`
-	Sources    Sources    `koanf:"sources"`
-	Connectors Connectors `koanf:"connectors"`
-	Console    Console    `koanf:"console"`
-	Notify     Notify     `koanf:"notify"`
+	HTTP       HTTP        `koanf:"http"`
+	Store      Store       `koanf:"store"`
+	Log        Log         `koanf:"log"`
+	Companies  Companies   `koanf:"companies"`
+	Insights   Insights    `koanf:"insights"`
+	Sources    Sources     `koanf:"sources"`
+	Connectors Connectors  `koanf:"connectors"`
+	Console    Console     `koanf:"console"`
+	Events     Subscribers `koanf:"events"`
+	Notify     Notify      `koanf:"notify"`
 }
 
 // Notify configures closing the loop: telling the people who brought an Idea or Feature when it moves.
@@ -139,6 +140,7 @@ func Default() Config {
 		Sources:    Sources{Add: []string{}},
 		Connectors: Connectors{},
 		Console:    Console{Enabled: true},
+		Events:     Subscribers{},
 		Notify: Notify{Statuses: []string{"Planned", "In progress", "Done", "Released", "Declined"}, RetryFor: 24 * time.Hour,
 			SMTP: NotifySMTP{Security: "starttls"}},
 	}

@@ -28,6 +28,7 @@ func keyDocs() map[string]string {
 		"console.enabled":                   "Serve the console (the pages for people) on the HTTP listener.",
 		"console.public_url":                "Base URL of the console as people reach it, e.g. `https://feedback.example.com`, used in sign-in links; empty: `http://` and the listen address.",
 		"connectors":                        "Connector entries by kind: each kind takes a list of entries, see below.",
+		"events":                            "Subscribers that receive the workspace's changes as signed POSTs, see below and docs/events.md. From the environment: `FEEDBRIDGE_EVENTS` as a JSON list.",
 		"notify.statuses":                   "Statuses of an Idea or Feature that tell the people who brought it (the Slack user who filed it or saved a linked message, the colleague who forwarded a linked mail); `[]` tells nobody. Any status name of an Idea or Feature, matched as in the API.",
 		"notify.customers":                  "Also email the outside customer of an email submission (the original sender). Off: only colleagues hear.",
 		"notify.retry_for":                  "Extension. How long a message that cannot be sent is retried (backoff as for events) before it is kept as failed, listed by `feedbridge events failed`.",

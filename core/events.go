@@ -69,3 +69,23 @@ func (s *Service) RetryEvents(ctx context.Context, ws, id ID) (int, error) {
 	}
 	return n + m, nerr
 }
+
+// SubscriberStatus is how delivery to one subscriber of a workspace stands, for the API: configured
+// subscribers, and removed ones that still hold events (kept, not sent).
+type SubscriberStatus struct {
+	Name          string
+	URL           string // without query, which may carry a token
+	State         string // SubscriberOK, SubscriberFailing or SubscriberRemoved
+	Pending       int    // events queued or being delivered
+	Failed        int    // events given up on (feedbridge events failed)
+	LastSuccessAt time.Time
+	LastError     string
+	LastErrorAt   time.Time
+}
+
+// The states of a subscriber.
+const (
+	SubscriberOK      = "ok"      // its last delivery succeeded, or none was tried yet
+	SubscriberFailing = "failing" // its last delivery failed; retried with backoff
+	SubscriberRemoved = "removed" // no longer configured: its pending events are kept and not sent
+)

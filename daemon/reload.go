@@ -11,6 +11,7 @@ import (
 	"github.com/feedbridge/feedbridge/api"
 	"github.com/feedbridge/feedbridge/config"
 	"github.com/feedbridge/feedbridge/core"
+	"github.com/feedbridge/feedbridge/events"
 )
 
 // reloadFault is the name under which /readyz lists a refused configuration until a reload succeeds.
@@ -24,6 +25,7 @@ type reloader struct {
 	cur     *config.Config
 	load    func() (*config.Config, error)
 	sup     *supervisor
+	events  *events.Manager // nil in tests that build a reloader without delivery
 	srv     *api.Server
 	log     *logrus.Entry
 	faults  *core.Faults
@@ -71,8 +73,15 @@ func (r *reloader) reload() {
 	case len(next.Validate()) > 0:
 		// The connectors are checked too, so that one reload names every problem of the file.
 		problems = append(next.Validate(), split(r.sup.check(next.Connectors))...)
+	case len(next.SubscriberSecretProblems()) > 0:
+		problems = append(next.SubscriberSecretProblems(), split(r.sup.check(next.Connectors))...)
 	default:
 		problems = split(r.sup.apply(next.Connectors))
+		if subs, err := next.Subscribers(); err != nil {
+			problems = append(problems, err)
+		} else if len(problems) == 0 && r.events != nil {
+			r.events.Apply(subs)
+		}
 	}
 	if len(problems) > 0 {
 		for _, p := range problems {

@@ -132,8 +132,8 @@ func (w *Worker) Run(ctx context.Context) {
 				break drain
 			}
 		}
-		items, err := w.q.ClaimItems(ctx, w.cfg.Queue, w.cfg.Holder, n, w.cfg.Lease)
-		if err != nil && ctx.Err() == nil {
+		items, err := w.claim(ctx, n)
+		if err != nil {
 			w.cfg.Log.WithError(err).Warn("queue: claim failed")
 		}
 		for range n - len(items) {
@@ -157,6 +157,22 @@ func (w *Worker) Run(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// claim leases up to n items. A claim cut short by ctx could still commit in the database and leave items
+// leased to nobody until their lease ran out, so the claim itself is not cancelled; items claimed after
+// ctx ended are given back at once.
+func (w *Worker) claim(ctx context.Context, n int) ([]core.QueueItem, error) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+	defer cancel()
+	items, err := w.q.ClaimItems(cctx, w.cfg.Queue, w.cfg.Holder, n, w.cfg.Lease)
+	if ctx.Err() != nil {
+		for _, it := range items {
+			_ = w.q.ReleaseItem(cctx, it, w.cfg.Holder)
+		}
+		return nil, nil
+	}
+	return items, err
 }
 
 func (w *Worker) handle(ctx context.Context, it core.QueueItem) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -12,21 +11,12 @@ import (
 
 	"github.com/feedbridge/feedbridge/core"
 	"github.com/feedbridge/feedbridge/internal/queueworker"
-	"github.com/feedbridge/feedbridge/store/postgres/pgtest"
-	"github.com/feedbridge/feedbridge/store/sqlite"
+	"github.com/feedbridge/feedbridge/internal/storekit"
 )
 
-// stores runs fn on a fresh SQLite store and, when configured, a fresh PostgreSQL schema.
+// stores runs fn on each kind of store.
 func stores(t *testing.T, fn func(t *testing.T, q core.Queue)) {
-	t.Run("sqlite", func(t *testing.T) {
-		st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "fb.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		fn(t, st)
-	})
-	t.Run("postgres", func(t *testing.T) { fn(t, pgtest.Open(t)) })
+	storekit.Each(t, func(t *testing.T, st core.Store) { fn(t, st) })
 }
 
 const ws = core.ID("0123456789abcdef01234567")
