@@ -4,9 +4,11 @@
 package config
 
 import (
+	"slices"
 	"time"
 
 	"github.com/feedbridge/feedbridge/connectors"
+	"github.com/feedbridge/feedbridge/core"
 )
 
 // Config is the whole configuration. Each connector kind's entries stay raw because every connector
@@ -141,7 +143,7 @@ func Default() Config {
 		Connectors: Connectors{},
 		Console:    Console{Enabled: true},
 		Events:     Subscribers{},
-		Notify: Notify{Statuses: []string{"Planned", "In progress", "Done", "Released", "Declined"}, RetryFor: 24 * time.Hour,
+		Notify: Notify{Statuses: slices.Clone(core.NotifyStatuses), RetryFor: 24 * time.Hour,
 			SMTP: NotifySMTP{Security: "starttls"}},
 	}
 }
