@@ -50,15 +50,25 @@ func Parse(raw []map[string]any, readSecrets bool) ([]Entry, []error) {
 	for i, m := range raw {
 		key := func(k string) string { return fmt.Sprintf("events[%d].%s", i, k) }
 		e := NewEntry()
-		if s, ok := m["secret"].(string); ok && !readSecrets && strings.HasPrefix(s, "file:") {
-			m = maps.Clone(m)
-			m["secret"] = "unread" // a stand-in: the file is read by a check that may touch the disk
-		}
+		// The secret is judged by check, beside the other keys, and its file read only when asked.
+		secret, isString := m["secret"].(string)
+		m = maps.Clone(m)
+		delete(m, "secret")
 		if err := connectors.Decode(m, e); err != nil {
 			problems = append(problems, fmt.Errorf("events[%d]: %w", i, err))
 			continue
 		}
+		e.Secret = connectors.Secret(secret)
 		errs := e.check(key)
+		switch {
+		case !isString && hasKey(raw[i], "secret"):
+			errs = append(errs, fmt.Errorf("%s: must be a string", key("secret")))
+		case strings.HasPrefix(secret, "file:") && !readSecrets:
+		default:
+			if _, err := e.Secret.Required(); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", key("secret"), err))
+			}
+		}
 		if e.Name != "" {
 			if seen[e.Name] {
 				errs = append(errs, fmt.Errorf("%s: %q is used by another subscriber", key("name"), e.Name))
@@ -92,9 +102,6 @@ func (e *Entry) check(key func(string) string) []error {
 	}
 	if err := CheckURL(e.URL, e.AllowPrivate); err != nil {
 		bad("url", "%v", err)
-	}
-	if _, err := e.Secret.Required(); err != nil {
-		bad("secret", "%v", err)
 	}
 	for _, t := range e.Events {
 		if !slices.Contains(core.EventTypes, t) {
@@ -148,4 +155,9 @@ func urlLabel(raw string) string {
 		return ""
 	}
 	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
+}
+
+func hasKey(m map[string]any, k string) bool {
+	_, ok := m[k]
+	return ok
 }
