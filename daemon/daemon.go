@@ -174,7 +174,7 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 	}
 
 	var wg sync.WaitGroup
-	nt, err := startNotify(bgCtx, &wg, cfg, svc, st, env.Holder, log.WithField("component", "notify"))
+	nt, err := startNotify(bgCtx, &wg, cfg, svc, st, env.Holder, reg, log.WithField("component", "notify"))
 	if err != nil {
 		return err
 	}

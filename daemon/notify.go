@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/sirupsen/logrus"
 
 	"github.com/feedbridge/feedbridge/config"
@@ -21,13 +22,17 @@ type notifier struct {
 
 // startNotify sets the policy and starts the workers of both channels on wg until ctx ends.
 func startNotify(ctx context.Context, wg *sync.WaitGroup, cfg *config.Config, svc *core.Service, q core.Queue,
-	holder string, log *logrus.Entry) (*notifier, error) {
+	holder string, reg prometheus.Registerer, log *logrus.Entry) (*notifier, error) {
+	m, err := notify.NewMetrics(reg)
+	if err != nil {
+		return nil, err
+	}
 	s := notify.FromConfig(cfg)
 	nt := &notifier{svc: svc, n: notify.New(s, notify.Options{})}
 	svc.SetNotify(s.Policy())
 	for _, queue := range []string{core.NotifyQueueSlack, core.NotifyQueueEmail} {
 		w, err := queueworker.New(q, nt.n.Handle, queueworker.Config{Queue: queue, Holder: holder + ":" + queue,
-			Concurrency: 2, Log: log.WithField("queue", queue)})
+			Concurrency: 2, Observer: m, Log: log.WithField("queue", queue)})
 		if err != nil {
 			return nil, err
 		}

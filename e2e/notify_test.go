@@ -117,6 +117,14 @@ notify:
 			!strings.Contains(f.LastError, "status 500") {
 			t.Fatalf("events failed: %+v", failed)
 		}
+		metrics := ask(t, d, "", "GET", "/metrics", "").body
+		for _, line := range []string{`feedbridge_notifications_total{channel="slack",outcome="done"} 1`,
+			`feedbridge_notifications_total{channel="slack",outcome="failed"} 1`,
+			`feedbridge_notifications_total{channel="email",outcome="done"} 2`} {
+			if !strings.Contains(metrics, line) {
+				t.Errorf("/metrics lacks %s", line)
+			}
+		}
 		for _, m := range mailer.Mails() {
 			if m.To != "agent@example.com" {
 				t.Fatalf("a mail went to %s: customers are not written to unless notify.customers is on", m.To)

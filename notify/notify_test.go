@@ -290,3 +290,17 @@ func TestEmailRefusals(t *testing.T) {
 		}
 	})
 }
+
+func TestPolicyFromSettings(t *testing.T) {
+	s := Settings{Notify: config.Notify{Statuses: []string{"in progress", "InProgress", "released", "Bogus"}, Customers: true,
+		RetryFor: time.Hour, SMTP: config.NotifySMTP{Server: "smtp.example.com:587"}},
+		PublicURL: "https://fb.example", Slack: map[string]slack.Poster{"acme": {Token: "x"}}}
+	want := &core.NotifyPolicy{Statuses: []string{"In progress", "Released"}, Customers: true, Email: true,
+		SlackEntries: map[string]bool{"acme": true}, PublicURL: "https://fb.example", RetryFor: time.Hour}
+	if got := s.Policy(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("policy %+v, want %+v", got, want)
+	}
+	if p := (Settings{}).Policy(); p.Email || len(p.SlackEntries) != 0 || len(p.Statuses) != 0 {
+		t.Fatalf("empty settings reach someone: %+v", p)
+	}
+}
