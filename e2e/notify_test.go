@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -16,8 +17,8 @@ import (
 // mail; an editor links the mail's feedback to the idea and moves the idea to Planned. The Slack stand-in
 // receives exactly one chat.postMessage (a DM to the person who ran the command) and the SMTP server
 // exactly one message, to the colleague and never to the customer; moving to Planned again sends nothing
-// new; a message Slack keeps refusing is retried and then kept as failed, listed by `events failed`. No
-// secret reaches a log line.
+// new; a message Slack keeps refusing is retried and then kept as failed, listed by `events failed`; a
+// reload that drops a status stops its messages. No secret reaches a log line.
 func TestNotifyClosesTheLoop(t *testing.T) {
 	eachStore(t, func(t *testing.T, storeURL string) {
 		secrets := map[string]string{"signing": "e2e-notify-signing-3a7c", "bot": "xoxb-e2e-notify-bot-91be",
@@ -30,7 +31,8 @@ func TestNotifyClosesTheLoop(t *testing.T) {
 
 		e := newEnv(t, storeURL, "")
 		ws, key := e.workspace("Acme")
-		e.configure(storeURL, fmt.Sprintf(`console: {public_url: "https://fb.example"}
+		conf := func(statuses string) string {
+			return fmt.Sprintf(`console: {public_url: "https://fb.example"}
 connectors:
   slack:
     - {name: acme-slack, workspace: %s, signing_secret: %q, bot_token: %q, api_url: %q}
@@ -38,9 +40,12 @@ connectors:
     - {name: support, workspace: %s, server: %q, security: none, username: %s, password: %q, mailbox: INBOX,
        processed_mailbox: Processed, poll_interval: 1s, internal_domains: [example.com]}
 notify:
+  statuses: %s
   retry_for: 4s
   smtp: {server: %q, security: none, username: fb-user, password: %q, from: feedback@example.com, allow_private: true}
-`, ws, secrets["signing"], secrets["bot"], slack.URL()+"/api/", ws, imap.addr, imap.user, imap.pass, mailer.Addr, secrets["smtp"]))
+`, ws, secrets["signing"], secrets["bot"], slack.URL()+"/api/", ws, imap.addr, imap.user, imap.pass, statuses, mailer.Addr, secrets["smtp"])
+		}
+		e.configure(storeURL, conf("[Planned, In progress, Done, Released, Declined]"))
 		d := e.start()
 
 		resp, err := client.Do(slackCommand(d, secrets["signing"], time.Now(), "/idea", "4.5.6", "Dark mode for the dashboard"))
@@ -117,6 +122,17 @@ notify:
 			!strings.Contains(f.LastError, "status 500") {
 			t.Fatalf("events failed: %+v", failed)
 		}
+		// A reload that leaves Declined out: moving there tells nobody any more.
+		e.configure(storeURL, conf("[Released]"))
+		applied := d.logged("reload: configuration applied")
+		d.cmd.Process.Signal(syscall.SIGHUP)
+		eventually(t, 20*time.Second, "the reload", func() bool { return d.logged("reload: configuration applied") > applied })
+		move("Declined")
+		time.Sleep(3 * time.Second)
+		if n := len(mailer.Mails()); n != 2 {
+			t.Fatalf("%d mails after a move to a status the reloaded configuration leaves out, want 2", n)
+		}
+
 		metrics := ask(t, d, "", "GET", "/metrics", "").body
 		for _, line := range []string{`feedbridge_notifications_total{channel="slack",outcome="done"} 1`,
 			`feedbridge_notifications_total{channel="slack",outcome="failed"} 1`,
