@@ -218,7 +218,8 @@ func TestEmailThroughEachSecurity(t *testing.T) {
 				t.Fatalf("%d mails, want 1", len(mails))
 			}
 			m := mails[0]
-			if m.From != "feedback@example.com" || m.To != "agent@example.com" || m.User != tt.user || m.TLS != tt.tls {
+			if m.From != "feedback@example.com" || m.To != "agent@example.com" || m.User != tt.user || m.TLS != tt.tls ||
+				m.Helo != heloName("feedback@example.com") || m.Helo == "localhost" {
 				t.Fatalf("mail envelope %+v", m)
 			}
 			checkMail(t, m.Data, it.ID)

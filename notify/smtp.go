@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/smtp"
 	"net/textproto"
+	"os"
 	"strings"
 	"time"
 
@@ -57,6 +58,9 @@ func (nf *Notifier) sendMail(ctx context.Context, m config.NotifySMTP, id string
 		return smtpErr("greeting", err)
 	}
 	defer c.Close()
+	if err := c.Hello(heloName(m.From)); err != nil {
+		return smtpErr("ehlo", err)
+	}
 	if m.Security == "starttls" {
 		if ok, _ := c.Extension("STARTTLS"); !ok {
 			return queueworker.Permanent(errors.New("notify: smtp server does not offer STARTTLS"))
@@ -92,6 +96,18 @@ func (nf *Notifier) sendMail(ctx context.Context, m config.NotifySMTP, id string
 	}
 	_ = c.Quit() // the message is accepted; a lost goodbye changes nothing
 	return nil
+}
+
+// heloName is the name this client greets with: the host's name when it is a full one, else the sender's
+// domain, since servers that check the greeting refuse a bare "localhost".
+func heloName(from string) string {
+	if h, err := os.Hostname(); err == nil && strings.Contains(h, ".") {
+		return h
+	}
+	if _, domain, ok := strings.Cut(from, "@"); ok && domain != "" {
+		return domain
+	}
+	return "localhost"
 }
 
 func (nf *Notifier) tlsConfig(host string) *tls.Config {

@@ -78,6 +78,7 @@ func (s *Slack) Calls() []SlackCall {
 // Mail is one message the SMTP stand-in accepted.
 type Mail struct {
 	From, To, User string
+	Helo           string // the name the client greeted with
 	TLS            bool
 	Data           string
 }
@@ -176,7 +177,7 @@ func (s *smtpSession) Data(r io.Reader) error {
 		return err
 	}
 	_, isTLS := s.conn.TLSConnectionState()
-	s.m.Data, s.m.TLS = string(b), isTLS
+	s.m.Data, s.m.TLS, s.m.Helo = string(b), isTLS, s.conn.Hostname()
 	s.stub.mu.Lock()
 	s.stub.mails = append(s.stub.mails, s.m)
 	s.stub.mu.Unlock()
