@@ -87,7 +87,9 @@ func (c *Config) Validate() []error {
 
 	errs = append(errs, c.validateSources()...)
 	errs = append(errs, c.validateInsights()...)
+	errs = append(errs, c.validateNotify()...)
 	errs = append(errs, c.Connectors.validateNames()...)
+	errs = append(errs, c.validateEvents()...)
 	sortErrors(errs)
 	return errs
 }
