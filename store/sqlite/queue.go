@@ -45,10 +45,14 @@ func (s *Store) enqueue(tx *wtx, items []core.QueueItem) error {
 		if retryFor == 0 {
 			retryFor = core.DefaultRetryFor
 		}
+		created := now
+		if !it.CreatedAt.IsZero() {
+			created = ms(it.CreatedAt)
+		}
 		if _, err := tx.ExecContext(tx.ctx, `INSERT INTO queue_items (`+queueCols+`)
 			VALUES (?, ?, ?, ?, ?, ?, 'queued', 0, '', ?, ?, NULL, '', ?, ?, ?) ON CONFLICT (queue, id) DO NOTHING`,
 			it.ID, it.Queue, it.Kind, it.Workspace, it.Key, it.Body, retryFor.Milliseconds(), now,
-			now+retryFor.Milliseconds(), now, now); err != nil {
+			now+retryFor.Milliseconds(), created, now); err != nil {
 			return err
 		}
 	}
