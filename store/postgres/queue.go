@@ -47,11 +47,11 @@ func (s *Store) EnqueueItems(ctx context.Context, items []core.QueueItem) error 
 	return fail("enqueue", pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return enqueue(ctx, tx, items) }))
 }
 
-// enqueueSQL inserts one item ($1-$7), only when $8 is "" or the id of a record of its workspace: a
+// enqueueSQL inserts one item ($1-$7, $9 its creation time or null for now), only when $8 is "" or the id of a record of its workspace: a
 // pipelined create whose record yielded to another with its dedup key writes no event.
 const enqueueSQL = `INSERT INTO queue_items (` + queueCols + `)
 	SELECT $1, $2, $3, $4, $5, $6, 'queued', 0, '', $7::bigint, ` + dbNow + `, NULL, '',
-		` + dbNow + ` + $7::bigint * interval '1 millisecond', ` + dbNow + `, ` + dbNow + `
+		` + dbNow + ` + $7::bigint * interval '1 millisecond', coalesce($9, ` + dbNow + `), ` + dbNow + `
 	WHERE $8::text = '' OR EXISTS (SELECT 1 FROM records WHERE workspace_id = $4 AND id = $8::text)
 	ON CONFLICT (queue, id) DO NOTHING`
 
@@ -61,7 +61,8 @@ func enqueueArgs(it core.QueueItem, guard core.ID) []any {
 	if retryFor == 0 {
 		retryFor = core.DefaultRetryFor
 	}
-	return []any{it.ID, it.Queue, it.Kind, it.Workspace, it.Key, it.Body, retryFor.Milliseconds(), guard}
+	return []any{it.ID, it.Queue, it.Kind, it.Workspace, it.Key, it.Body, retryFor.Milliseconds(), guard,
+		optTime(it.CreatedAt)}
 }
 
 // enqueue inserts items with db, so that a change and the work it causes commit or roll back together.

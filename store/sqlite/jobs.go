@@ -81,4 +81,3 @@ func heldChange(res sql.Result, err error) error {
 	}
 	return nil
 }
-

@@ -37,8 +37,8 @@ type Store struct {
 	turn *turn // writers of other processes get their turn (turn.go); nil when read-only
 	busy time.Duration
 
-	searches   *fairshare.Gate // one search at a time per workspace
-	readLimit  time.Duration   // longest a listing may run, whatever the caller's deadline
+	searches   *fairshare.Gate   // one search at a time per workspace
+	readLimit  time.Duration     // longest a listing may run, whatever the caller's deadline
 	claimAfter map[string]string // per queue, the workspace its last fair claim ended on (queue_fair.go); the writer's
 
 	jobqueue.Views // insight jobs and deliveries on the general queue

@@ -1,0 +1,20 @@
+-- Insight jobs and inbound deliveries move onto the general queue: the kind of work is data (queue, kind)
+-- and one claim, lease, retry and failure serve every user. Jobs still to do and failed ones are carried
+-- over in the order they were queued (done jobs are history and are not); then the old tables go.
+INSERT INTO queue_items (id, queue, kind, workspace_id, order_key, body, state, attempts, last_error, retry_for_ms,
+        run_at, lease_until, leased_by, give_up_at, created_at, updated_at)
+    SELECT id, 'insights', 'insight', workspace_id, record_id, '\x'::bytea, state, attempts, last_error, 86400000,
+        run_at, lease_until, leased_by, run_at + interval '1 day', created_at, updated_at
+    FROM insight_jobs WHERE state IN ('queued', 'running', 'failed') ORDER BY created_at, id;
+INSERT INTO queue_items (id, queue, kind, workspace_id, order_key, body, state, attempts, last_error, retry_for_ms,
+        run_at, lease_until, leased_by, give_up_at, created_at, updated_at)
+    SELECT id, 'delivery:' || entry, 'delivery', workspace_id, '', body, state, attempts, last_error, 86400000,
+        run_at, lease_until, leased_by, run_at + interval '1 day', created_at, updated_at
+    FROM deliveries ORDER BY created_at, id;
+DROP TABLE insight_jobs;
+DROP TABLE deliveries;
+-- The fair claim walks one queue's due items per workspace in due order; expired leases are found by
+-- their end; a deleted record's jobs are found by their key.
+CREATE INDEX queue_items_due ON queue_items (queue, workspace_id, run_at, seq) WHERE state = 'queued';
+CREATE INDEX queue_items_running ON queue_items (queue, lease_until) WHERE state = 'running';
+CREATE INDEX queue_items_record ON queue_items (workspace_id, order_key) WHERE queue = 'insights';
