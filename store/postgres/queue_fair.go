@@ -70,7 +70,7 @@ const claimFairSQL = `
 					SELECT q.seq FROM queue_items q WHERE q.queue = $5 AND q.state = 'queued' AND q.workspace_id = w.ws
 						AND q.run_at <= clock_timestamp()
 						AND (q.order_key = '' OR NOT EXISTS (SELECT 1 FROM queue_items e WHERE e.queue = q.queue
-							AND e.order_key = q.order_key AND e.seq < q.seq AND e.state <> 'failed'))
+							AND e.order_key <> '' AND e.order_key = q.order_key AND e.seq < q.seq AND e.state <> 'failed'))
 					ORDER BY q.run_at, q.seq LIMIT $1 FOR UPDATE SKIP LOCKED) oldest) h),
 		due AS ((SELECT seq, 0 AS turn, 0 AS pos FROM stale UNION ALL SELECT seq, turn, pos FROM heads) ORDER BY turn, pos LIMIT $1),
 		claimed AS (

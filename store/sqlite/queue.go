@@ -198,10 +198,13 @@ func (s *Store) RetryFailedItems(ctx context.Context, kind string, ws, id core.I
 // QueueStats counts the items of queue by state.
 func (s *Store) QueueStats(ctx context.Context, queue string) (core.QueueStats, error) {
 	var st core.QueueStats
-	err := s.rq.QueryRowContext(ctx, `SELECT
-			coalesce(sum(CASE WHEN state <> 'failed' THEN 1 ELSE 0 END), 0),
-			coalesce(sum(CASE WHEN state = 'failed' THEN 1 ELSE 0 END), 0)
-		FROM queue_items WHERE queue = ?`, queue).Scan(&st.Pending, &st.Failed)
+	// All items are counted on the unique index alone and the failed ones through their own index, so
+	// that no pending row is read: the insight pool's gauge and the benchmarks ask often, with the queue full.
+	var all int
+	err := s.rq.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM queue_items WHERE queue = ?1),
+		(SELECT count(*) FROM queue_items INDEXED BY queue_items_failed WHERE state = 'failed' AND queue = ?1)`,
+		queue).Scan(&all, &st.Failed)
+	st.Pending = all - st.Failed
 	return st, s.fail("queue stats", err)
 }
 

@@ -62,7 +62,8 @@ func (s *Store) ClaimFair(ctx context.Context, queue, worker string, n int, leas
 
 // fairHeads picks up to n due queued items of queue: the next workspaces with due items after the one the
 // last claim of queue ended on (wrapping around), then the oldest items of each, dealt out in turn. An
-// item with an earlier pending item of its key waits for it, as in ClaimItems.
+// item with an earlier pending item of its key waits for it, as in ClaimItems; the order_key <> '' that
+// the key's own test implies lets the planner take the queue_items_key index for that lookup.
 func (s *Store) fairHeads(ctx context.Context, tx *wtx, queue string, now int64, n int) ([]int64, error) {
 	next := func(after string) (string, error) {
 		var ws string
@@ -82,7 +83,7 @@ func (s *Store) fairHeads(ctx context.Context, tx *wtx, queue string, now int64,
 		if heads[i], err = int64Column(tx.QueryContext(ctx, `SELECT q.seq FROM queue_items q WHERE q.queue = ?
 			AND q.state = 'queued' AND q.workspace_id = ? AND q.run_at <= ?
 			AND (q.order_key = '' OR NOT EXISTS (SELECT 1 FROM queue_items e WHERE e.queue = q.queue
-				AND e.order_key = q.order_key AND e.seq < q.seq AND e.state <> 'failed'))
+				AND e.order_key <> '' AND e.order_key = q.order_key AND e.seq < q.seq AND e.state <> 'failed'))
 			ORDER BY q.run_at, q.seq LIMIT ?`, queue, ws, now, n)); err != nil {
 			return nil, err
 		}
