@@ -62,7 +62,7 @@ func (s *Store) ClaimFair(ctx context.Context, queue, worker string, n int, leas
 
 // fairHeads picks up to n due queued items of queue: the next workspaces with due items after the one the
 // last claim of queue ended on (wrapping around), then the oldest items of each, dealt out in turn. An
-// item with an earlier pending item of its key waits for it, as in ClaimItems; the order_key <> '' that
+// item with an earlier pending item of its key waits for it, as in ClaimItems; the order_key <> ” that
 // the key's own test implies lets the planner take the queue_items_key index for that lookup.
 func (s *Store) fairHeads(ctx context.Context, tx *wtx, queue string, now int64, n int) ([]int64, error) {
 	next := func(after string) (string, error) {
