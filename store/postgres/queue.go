@@ -119,7 +119,7 @@ func (s *Store) ClaimItems(ctx context.Context, queue, worker string, n int, lea
 				AND ((q.state = 'queued' AND q.run_at <= clock_timestamp())
 					OR (q.state = 'running' AND q.lease_until <= clock_timestamp()))
 				AND (q.order_key = '' OR NOT EXISTS (SELECT 1 FROM queue_items e WHERE e.queue = q.queue
-					AND e.order_key = q.order_key AND e.seq < q.seq AND e.state <> 'failed'))
+					AND e.order_key <> '' AND e.order_key = q.order_key AND e.seq < q.seq AND e.state <> 'failed'))
 			ORDER BY q.seq LIMIT $2 FOR UPDATE SKIP LOCKED),
 		claimed AS (
 			UPDATE queue_items q SET state = 'running', attempts = q.attempts + 1, leased_by = $3,

@@ -50,6 +50,30 @@ var queueUserTests = map[string]func(t *testing.T, f *fixture){
 		equal(t, "only the insight job is due again", [3]int{f.stats("events:crm").Failed, f.stats(core.InsightQueue).Pending,
 			f.stats(core.DeliveryQueue("webhook:forms")).Failed}, [3]int{1, 1, 1})
 	},
+	"DeletedRecordTakesItsJobs": func(t *testing.T, f *fixture) {
+		ws := f.workspace("A", 0).ID
+		gone, failing, kept := f.feedback(ws, "one", "Export is slow."), f.feedback(ws, "two", "Import fails."),
+			f.feedback(ws, "three", "Search is great.")
+		for _, j := range f.claim("w", 10, time.Minute) {
+			if j.RecordID == failing.ID {
+				noErr(t, "fail for good", f.st.FailInsightJob(f.ctx, j, "w", "broken", time.Now(), true))
+			} else {
+				noErr(t, "release", f.st.ReleaseInsightJob(f.ctx, j, "w"))
+			}
+		}
+		noErr(t, "delete queued", f.svc.Delete(f.ctx, ws, gone.ID))
+		noErr(t, "delete failed", f.svc.Delete(f.ctx, ws, failing.ID))
+		depth, err := f.st.InsightQueueDepth(f.ctx)
+		noErr(t, "depth", err)
+		equal(t, "jobs left (the kept record's)", depth, 1)
+		failed, err := f.st.FailedInsightJobs(f.ctx, ws)
+		noErr(t, "failed jobs", err)
+		equal(t, "failed jobs of deleted records", len(failed), 0)
+		jobs := f.claim("w", 10, time.Minute)
+		if len(jobs) != 1 || jobs[0].RecordID != kept.ID {
+			t.Fatalf("claim after the deletes: %+v", jobs)
+		}
+	},
 	"FairClaimTakesTurns": func(t *testing.T, f *fixture) {
 		a, b, c := f.workspace("A", 0).ID, f.workspace("B", 0).ID, f.workspace("C", 0).ID
 		for _, body := range []string{"a0", "a1", "a2", "a3", "a4", "a5"} {

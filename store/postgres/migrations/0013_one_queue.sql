@@ -14,7 +14,10 @@ INSERT INTO queue_items (id, queue, kind, workspace_id, order_key, body, state, 
 DROP TABLE insight_jobs;
 DROP TABLE deliveries;
 -- The fair claim walks one queue's due items per workspace in due order; expired leases are found by
--- their end; a deleted record's jobs are found by their key.
+-- their end. The key index loses its state condition: the check for an earlier pending item of a key
+-- finds none in the index almost always (and reads a row only when it does), a claim or a failure no
+-- longer moves the item in it, and the same index finds a deleted record's insight jobs, failed or not.
 CREATE INDEX queue_items_due ON queue_items (queue, workspace_id, run_at, seq) WHERE state = 'queued';
 CREATE INDEX queue_items_running ON queue_items (queue, lease_until) WHERE state = 'running';
-CREATE INDEX queue_items_record ON queue_items (workspace_id, order_key) WHERE queue = 'insights';
+DROP INDEX queue_items_key;
+CREATE INDEX queue_items_key ON queue_items (queue, order_key, seq) WHERE order_key <> '';
