@@ -180,9 +180,12 @@ type Store interface {
 	// KeptChanged. A run still running is ErrConflict, an unknown one ErrNotFound.
 	UndoImport(ctx context.Context, run ID) (UndoResult, error)
 
-	// Insight queue. Claim leases up to n due jobs (queued, or running with an expired lease) to worker.
+	// Insight queue: insight jobs are items of the general queue (InsightQueue); these are its views for the
+	// insight pool. Claim leases up to n due jobs (queued, or running with an expired lease) to worker,
+	// shared fairly between workspaces (Queue's ClaimFair).
 	ClaimInsightJobs(ctx context.Context, worker string, n int, lease time.Duration) ([]InsightJob, error)
-	// CompleteInsightJob stores the insights and marks the job done, only while worker still holds it.
+	// CompleteInsightJob stores the insights and removes the job from the queue, only while worker still
+	// holds it.
 	CompleteInsightJob(ctx context.Context, job InsightJob, worker string, ins []Insight) error
 	// CompleteInsightJobs completes many jobs as CompleteInsightJob does, in one transaction. A job worker
 	// no longer holds is left as it is and its id returned in notHeld; an error means nothing was written.
@@ -205,7 +208,8 @@ type Store interface {
 	InsightQueueDepth(ctx context.Context) (int, error)
 	Insights(ctx context.Context, ws ID, recordID ID) ([]Insight, error)
 	InsightRows(ctx context.Context, ws ID, from, to time.Time) ([]InsightRow, error)
-	// Deliveries: input a connector answered before writing it (core.Delivery), kept until its records are written. ClaimDeliveries leases
+	// Deliveries: input a connector answered before writing it (core.Delivery), kept on the general queue
+	// (DeliveryQueue of the entry) until its records are written. ClaimDeliveries leases
 	// up to n due deliveries of the entry (queued ones whose time has come, and running ones whose lease ran
 	// out), oldest first; each claim counts as an attempt. Finish removes a delivery and Fail records an
 	// attempt's error (queued again at retryAt, or kept as failed when final), only while worker holds it

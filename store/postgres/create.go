@@ -202,9 +202,11 @@ func queueRecord(b *pgx.Batch, ws core.ID, nr core.NewRecord, cust customer) {
 		// One statement: the job exists exactly when the record was inserted, and its row count is the
 		// record's.
 		insert = `WITH r AS (` + insert + ` RETURNING workspace_id, id)
-		INSERT INTO insight_jobs (id, workspace_id, record_id, state, max_attempts, run_at, created_at, updated_at)
-		SELECT $24, r.workspace_id, r.id, 'queued', $25, ` + txNow + `, ` + txNow + `, ` + txNow + ` FROM r`
-		args = append(args, core.NewID(), core.DefaultJobAttempts)
+		INSERT INTO queue_items (id, queue, kind, workspace_id, order_key, body, state, retry_for_ms, run_at,
+			give_up_at, created_at, updated_at)
+		SELECT $24, '` + core.InsightQueue + `', '` + core.KindInsight + `', r.workspace_id, r.id, '', 'queued', $25::bigint,
+			` + txNow + `, ` + txNow + ` + $25::bigint * interval '1 millisecond', ` + txNow + `, ` + txNow + ` FROM r`
+		args = append(args, core.NewID(), core.DefaultRetryFor.Milliseconds())
 	}
 	b.Queue(insert, args...)
 	if c := nr.Checkpoint; c != nil {

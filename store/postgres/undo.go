@@ -85,7 +85,7 @@ func deleteRecords(ctx context.Context, tx pgx.Tx, ws core.ID, ids []string) (in
 	b := &pgx.Batch{}
 	b.Queue(`DELETE FROM insights WHERE workspace_id = $1 AND record_id = ANY($2::text[])`, ws, ids)
 	b.Queue(`DELETE FROM record_history WHERE workspace_id = $1 AND record_id = ANY($2::text[])`, ws, ids)
-	b.Queue(`DELETE FROM insight_jobs WHERE record_id = ANY($2::text[]) AND workspace_id = $1`, ws, ids)
+	b.Queue(`DELETE FROM queue_items WHERE queue = '`+core.InsightQueue+`' AND order_key <> '' AND order_key = ANY($2::text[]) AND workspace_id = $1`, ws, ids)
 	b.Queue(`DELETE FROM idempotency_keys WHERE workspace_id = $1 AND record_id = ANY($2::text[])`, ws, ids)
 	var n int
 	b.Queue(`DELETE FROM records WHERE workspace_id = $1 AND id = ANY($2::text[])`, ws, ids).Exec(func(tag pgconn.CommandTag) error {

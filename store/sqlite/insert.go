@@ -69,7 +69,7 @@ func (w *recordWriter) insert(nr core.NewRecord, r refs) (core.Record, error) {
 		}
 	}
 	if nr.EnqueueInsight {
-		if _, err := w.tx.ExecContext(w.ctx, `INSERT INTO insight_jobs(`+jobInsertCols+`) VALUES `+placeholders(1, jobInsertColCount),
+		if _, err := w.tx.ExecContext(w.ctx, `INSERT INTO queue_items(`+jobInsertCols+`) VALUES `+placeholders(1, jobInsertColCount),
 			w.jobArgs(nr)...); err != nil {
 			return core.Record{}, err
 		}
@@ -87,14 +87,18 @@ func createdBy(nr core.NewRecord) string {
 	return nr.CreatedBy.String()
 }
 
-const jobInsertCols = `id, workspace_id, record_id, state, attempts, max_attempts, run_at, created_at, updated_at`
+const jobInsertCols = `id, queue, kind, workspace_id, order_key, body, state, retry_for_ms, run_at, give_up_at,
+	created_at, updated_at`
 
-const jobInsertColCount = 9
+const jobInsertColCount = 12
 
-// jobArgs queues a job for the record, due now. The store does not know the service's attempt setting,
-// so max_attempts records the default; the worker decides finality itself (FailInsightJob's final).
+// jobArgs queues an insight job for the record on the general queue, due now and keyed by the record. The
+// worker counts the attempts and decides when one is the last (FailItem's final); the give-up time only
+// bounds a job that is retried without end.
 func (w *recordWriter) jobArgs(nr core.NewRecord) []any {
-	return []any{core.NewID(), w.ws, nr.ID, core.JobQueued, 0, core.DefaultJobAttempts, w.now, w.now, w.now}
+	retryFor := core.DefaultRetryFor.Milliseconds()
+	return []any{core.NewID(), core.InsightQueue, core.KindInsight, w.ws, nr.ID, []byte{}, core.JobQueued, retryFor,
+		w.now, w.now + retryFor, w.now, w.now}
 }
 
 // built is the Record of a freshly written row, with the same values (and empty, non-nil slices) that

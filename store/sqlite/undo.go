@@ -99,7 +99,7 @@ func deleteRecords(tx *wtx, ws core.ID, ids []core.ID) (int, error) {
 	args := append([]any{ws}, anyIDs(ids)...)
 	for _, q := range []string{
 		`DELETE FROM insights WHERE workspace_id = ? AND record_id IN (` + in + `)`,
-		`DELETE FROM insight_jobs WHERE workspace_id = ? AND record_id IN (` + in + `)`,
+		`DELETE FROM queue_items WHERE queue = '` + core.InsightQueue + `' AND workspace_id = ? AND order_key <> '' AND order_key IN (` + in + `)`,
 		`DELETE FROM idempotency_keys WHERE workspace_id = ? AND record_id IN (` + in + `)`,
 		`DELETE FROM record_history WHERE record_id IN (SELECT id FROM records WHERE workspace_id = ? AND id IN (` + in + `))`,
 		`DELETE FROM record_tags WHERE record_id IN (SELECT id FROM records WHERE workspace_id = ? AND id IN (` + in + `))`,

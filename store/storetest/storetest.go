@@ -34,6 +34,7 @@ func Run(t *testing.T, open func(t *testing.T) core.Store) {
 		{"Deliveries", deliveryTests},
 		{"Queue", queueTests},
 		{"QueueOrder", queueOrderTests},
+		{"QueueUsers", queueUserTests},
 		{"Outbox", outboxTests},
 		{"OutboxMoves", outboxMoveTests},
 		{"Notify", notifyTests},
