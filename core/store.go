@@ -175,8 +175,10 @@ type Store interface {
 	ImportRun(ctx context.Context, ws ID, id ID) (ImportRun, error)
 	// UndoImport deletes, in transactions of UndoChunk records, the records of the run (of whichever
 	// workspace it is) whose updatedAt is not after the run finished, and lists the others with
-	// KeptChanged. A run still running is ErrConflict, an unknown one ErrNotFound.
-	UndoImport(ctx context.Context, run ID) (UndoResult, error)
+	// KeptChanged. A run still running is ErrConflict, an unknown one ErrNotFound. outbox gives the
+	// outbox of the run's workspace (nil for none): each chunk writes record.deleted for each record it
+	// deletes, as it was, in its own transaction.
+	UndoImport(ctx context.Context, run ID, outbox func(ws ID) *Outbox) (UndoResult, error)
 
 	// Insight queue. Claim leases up to n due jobs (queued, or running with an expired lease) to worker.
 	ClaimInsightJobs(ctx context.Context, worker string, n int, lease time.Duration) ([]InsightJob, error)
