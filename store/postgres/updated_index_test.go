@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/feedbridge/feedbridge/store/postgres/pgtest"
 )
 
@@ -38,15 +40,8 @@ func TestRefreshReadsChangedIdeasByIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var plan []string
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, line)
-	}
-	if err := rows.Err(); err != nil {
+	plan, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(strings.Join(plan, "\n"), "records_updated") {
