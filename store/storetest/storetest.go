@@ -44,6 +44,7 @@ func Run(t *testing.T, open func(t *testing.T) core.Store) {
 		{"Races", raceTests}, // races_extra.go and text_extra.go: cases found while building the PostgreSQL store
 		{"Text", textTests},
 		{"Edits", editTests},
+		{"StatusMoves", statusTests},
 		{"Links", linkTests},
 		{"Merges", mergeTests},
 		{"MoveListing", moveListTests},
