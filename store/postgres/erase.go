@@ -45,12 +45,14 @@ var scrubbedTables = []scrubbedTable{
 // An erasure chunk's row locks hold up no other workspace; what another workspace's write does wait for is
 // its own commit's flush of the log, which carries whatever the chunk wrote before it. So a chunk is sized
 // by time, as SQLite's are: the number of records follows how long the last chunk took, halved while it
-// takes longer than pgEraseHold and doubled while it takes under a quarter of it.
+// takes longer than pgEraseHold and doubled while it takes under a quarter of it. The floor keeps the
+// erasure's own time bounded on a busy machine: each chunk also pays its round trips and its index clean-up,
+// and chunks of a few records each made a large erasure overrun its time limit.
 const (
-	pgEraseHold     = 20 * time.Millisecond
-	firstPgChunk    = core.EraseChunk
-	minPgEraseChunk = 10
-	maxPgEraseChunk = 1000
+	pgEraseHold     = 50 * time.Millisecond
+	firstPgChunk    = 5 * core.EraseChunk
+	minPgEraseChunk = core.EraseChunk
+	maxPgEraseChunk = 2000
 )
 
 // ForgetContact erases a customer from ws. Candidates are found by a read outside any transaction; each
