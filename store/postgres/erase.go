@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -42,21 +41,13 @@ var scrubbedTables = []scrubbedTable{
 	{table: "record_history", key: "seq", cols: []string{"changes"}},
 }
 
-// An erasure chunk's row locks hold up no other workspace; what another workspace's write does wait for is
-// its own commit's flush of the log, which carries whatever the chunk wrote before it. So a chunk is sized
-// by time, as SQLite's are: the number of records follows how long the last chunk took, halved while it
-// takes longer than pgEraseHold and doubled while it takes under a quarter of it. The floor keeps the
-// erasure's own time bounded on a busy machine: each chunk also pays its round trips and its index clean-up,
-// and chunks of a few records each made a large erasure overrun its time limit.
-const (
-	pgEraseHold     = 50 * time.Millisecond
-	firstPgChunk    = 5 * core.EraseChunk
-	minPgEraseChunk = core.EraseChunk
-	maxPgEraseChunk = 2000
-)
+// pgEraseChunk is how many records one erasure transaction rewrites here. Its row locks hold up no other
+// workspace, so a chunk can be larger than SQLite's (which holds the one writer); what bounds it is how
+// long the records' own writers may wait.
+const pgEraseChunk = 5 * core.EraseChunk
 
 // ForgetContact erases a customer from ws. Candidates are found by a read outside any transaction; each
-// chunk of them (sized by pgEraseHold) is rewritten in its own short transaction that locks only its rows. A
+// chunk of pgEraseChunk of them is rewritten in its own short transaction that locks only its rows. A
 // chunk re-reads its records and rewrites only what still quotes the customer, so a run after an
 // interruption picks up where the last one stopped. The contact row goes last: while it exists the next run
 // still knows the name to look for.
@@ -85,30 +76,14 @@ func (s *Store) ForgetContact(ctx context.Context, ws core.ID, e core.Erasure) (
 		if len(ids) == 0 {
 			break
 		}
-		chunk := firstPgChunk
 		for len(ids) > 0 {
-			n := min(len(ids), chunk)
-			began := time.Now()
+			n := min(len(ids), pgEraseChunk)
 			changed, err := s.eraseChunk(ctx, ws, contactID, sc, secret, ids[:n])
 			if err != nil {
 				return out, err
 			}
 			out.Records += changed
 			ids = ids[n:]
-			switch took := time.Since(began); {
-			case took > pgEraseHold && chunk > minPgEraseChunk:
-				chunk = max(chunk/2, minPgEraseChunk)
-			case took < pgEraseHold/4 && chunk < maxPgEraseChunk:
-				chunk = min(chunk*2, maxPgEraseChunk)
-			}
-			// The chunk's new search texts wait in the trigram index's pending list; whichever insert
-			// finds that list full moves all of it into the index, and that may be another workspace's
-			// create. The erasure moves its own entries instead, outside the chunk's transaction.
-			if changed > 0 {
-				if _, err := s.pool.Exec(ctx, `SELECT gin_clean_pending_list('records_search')`); err != nil {
-					return out, fail("forget contact", err)
-				}
-			}
 		}
 	}
 	if contactID == "" {

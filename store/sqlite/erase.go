@@ -105,8 +105,10 @@ func (s *Store) ForgetContact(ctx context.Context, ws core.ID, e core.Erasure) (
 			}
 		}
 	}
-	if err := s.mergeIndex(ctx); err != nil {
-		return out, err
+	if out.Records > 0 {
+		if err := s.mergeIndex(ctx); err != nil {
+			return out, err
+		}
 	}
 	if contactID == "" {
 		return out, nil
