@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -42,6 +43,14 @@ func (s *Service) moveStatus(ctx context.Context, mv StatusMover, ws, id ID, p P
 	for t := range boardStatuses {
 		if st, merged, ok := ParseStatus(t, want); ok && !merged {
 			m.To[t] = st
+		}
+	}
+	// A move that may close the loop (notifyPlan) needs the record before the write: the general path.
+	if p := s.notify.Load(); p != nil {
+		for _, t := range []RecordType{RecordIdea, RecordFeature} {
+			if st, ok := m.To[t]; ok && slices.Contains(p.Statuses, st) {
+				return Record{}, false, nil
+			}
 		}
 	}
 	rec, wrote, err := mv.MoveStatus(ctx, ws, m)

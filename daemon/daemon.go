@@ -26,6 +26,7 @@ import (
 	_ "github.com/feedbridge/feedbridge/connectors/all" // every connector kind
 	"github.com/feedbridge/feedbridge/console"
 	"github.com/feedbridge/feedbridge/core"
+	"github.com/feedbridge/feedbridge/events"
 	"github.com/feedbridge/feedbridge/store"
 	"github.com/feedbridge/feedbridge/suggest"
 )
@@ -102,6 +103,19 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 		return fmt.Errorf("connectors: %w", err)
 	}
 	defer sup.wait()
+	subs, err := cfg.Subscribers()
+	if err != nil {
+		return err
+	}
+	// Delivery runs on the background context: it stops after HTTP, so the events of the last requests
+	// are committed (and kept) before the workers stop; whatever is not delivered waits in the store.
+	deliver, err := events.New(bgCtx, events.Options{Queue: st, Subscribe: svc.SetSubscribers, Holder: env.Holder,
+		Log: log, Metrics: reg})
+	if err != nil {
+		return err
+	}
+	deliver.Apply(subs)
+	defer deliver.Wait()
 	var reloads *reloader
 	srv := api.New(svc, api.Options{
 		Log:       log.WithField("component", "http"),
@@ -115,13 +129,16 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 		Extra: func(mux *http.ServeMux) {
 			mux.Handle("/", sup)
 			if cfg.Console.Enabled {
-				console.New(svc, console.Options{Log: log.WithField("component", "console")}).Register(mux)
+				console.New(svc, console.Options{Log: log.WithField("component", "console"), PublicURL: cfg.Console.PublicURL,
+					UploadDir: cfg.Console.UploadDir, UploadLimit: cfg.Console.MaxUpload}).Register(mux)
 			}
 		},
 		// Set before the server serves: reloads is assigned just below.
-		Configured: configuredFunc(func() map[string][]map[string]any { return reloads.current().Connectors }),
+		Configured:  configuredFunc(func() map[string][]map[string]any { return reloads.current().Connectors }),
+		Subscribers: deliver.Status,
 	})
 	reloads, err = newReloader(cfg, opts.Reload, sup, srv, log.WithField("component", "reload"), faults, reg)
+	reloads.events = deliver
 	if err != nil {
 		return err
 	}
@@ -158,6 +175,11 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 	}
 
 	var wg sync.WaitGroup
+	nt, err := startNotify(bgCtx, &wg, cfg, svc, st, env.Holder, reg, log.WithField("component", "notify"))
+	if err != nil {
+		return err
+	}
+	reloads.onApply = append(reloads.onApply, nt.apply)
 	// Each kind's sweep runs whatever the config holds (a killed CLI import leaves a run to close).
 	for _, k := range connectors.Kinds() {
 		if k.Sweep != nil {

@@ -37,6 +37,7 @@ func Run(t *testing.T, open func(t *testing.T) core.Store) {
 		{"Outbox", outboxTests},
 		{"OutboxMoves", outboxMoveTests},
 		{"OutboxUndo", outboxUndoTests},
+		{"Notify", notifyTests},
 		{"Signals", signalTests},
 		{"Leases", leaseTests},
 		{"Members", memberTests},
