@@ -36,6 +36,11 @@ func (s *Service) Update(ctx context.Context, ws, id ID, p Patch, ifMatch string
 	if p == (Patch{}) {
 		return Record{}, invalid("body", "empty patch", "The body names no field to change.")
 	}
+	if mv, ok := s.store.(StatusMover); ok && onlyStatus(p) {
+		if rec, done, err := s.moveStatus(ctx, mv, ws, id, p, ifMatch); done {
+			return rec, err
+		}
+	}
 	for attempt := 0; ; attempt++ {
 		rec, err := s.store.Record(ctx, ws, id)
 		if err != nil {

@@ -177,8 +177,10 @@ type Store interface {
 	ImportRun(ctx context.Context, ws ID, id ID) (ImportRun, error)
 	// UndoImport deletes, in transactions of UndoChunk records, the records of the run (of whichever
 	// workspace it is) whose updatedAt is not after the run finished, and lists the others with
-	// KeptChanged. A run still running is ErrConflict, an unknown one ErrNotFound.
-	UndoImport(ctx context.Context, run ID) (UndoResult, error)
+	// KeptChanged. A run still running is ErrConflict, an unknown one ErrNotFound. outbox gives the
+	// outbox of the run's workspace (nil for none): each chunk writes record.deleted for each record it
+	// deletes, as it was, in its own transaction.
+	UndoImport(ctx context.Context, run ID, outbox func(ws ID) *Outbox) (UndoResult, error)
 
 	// Insight queue: insight jobs are items of the general queue (InsightQueue); these are its views for the
 	// insight pool. Claim leases up to n due jobs (queued, or running with an expired lease) to worker,

@@ -37,6 +37,7 @@ func Run(t *testing.T, open func(t *testing.T) core.Store) {
 		{"QueueUsers", queueUserTests},
 		{"Outbox", outboxTests},
 		{"OutboxMoves", outboxMoveTests},
+		{"OutboxUndo", outboxUndoTests},
 		{"Notify", notifyTests},
 		{"Signals", signalTests},
 		{"Leases", leaseTests},
@@ -45,6 +46,7 @@ func Run(t *testing.T, open func(t *testing.T) core.Store) {
 		{"Races", raceTests}, // races_extra.go and text_extra.go: cases found while building the PostgreSQL store
 		{"Text", textTests},
 		{"Edits", editTests},
+		{"StatusMoves", statusTests},
 		{"Links", linkTests},
 		{"Merges", mergeTests},
 		{"MoveListing", moveListTests},
