@@ -60,7 +60,9 @@ type Updater interface {
 	Update(ctx context.Context, next Set) (started, stopped []string, err error)
 }
 
-// Decode fills out, a pointer to a kind's config struct, from one raw entry. Unknown keys are an error
+// Decode fills out, a pointer to a kind's config struct, from one raw entry: the keys the entry gives are
+// decoded, the others keep the value out held, or else the default of their `default` tag (see
+// tagDefaults). Unknown keys are an error
 // naming them; durations accept Go syntax ("60s"). Secret fields keep their raw value ("file:/path" stays
 // as written, read at use by Secret.Value), but each one is read once here so that a missing or unreadable
 // secret file is reported when the config is checked, not at the first use.
@@ -76,6 +78,18 @@ func Decode(entry map[string]any, out any) error {
 // one it decoded whole but with problems (unknown keys, an unreadable secret file), whose other keys can
 // still be checked.
 func decode(entry map[string]any, out any) (problems []error, err error) {
+	rv := reflect.ValueOf(out)
+	if rv.Kind() != reflect.Pointer || rv.Elem().Kind() != reflect.Struct {
+		return nil, fmt.Errorf("connectors: decode into %T, want a pointer to a struct", out)
+	}
+	rv = rv.Elem()
+	def := reflect.New(rv.Type()).Elem()
+	def.Set(rv)
+	if err := tagDefaults(def.Addr()); err != nil {
+		return nil, err
+	}
+	rv.SetZero()
+	defer keepDefaults(rv, def, givenKeys(entry, "", nil), "")
 	var md mapstructure.Metadata
 	dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{
 		Result:           out,

@@ -25,6 +25,7 @@ type Entry struct {
 	Log       *logrus.Entry
 
 	svc         *core.Service // nil when the config is only checked
+	given       map[string]bool
 	lastSuccess time.Time
 	lastError   string
 }
@@ -81,29 +82,50 @@ func Entries[C, E any](kind string, raw []map[string]any, env Env, parse func(en
 	)
 	seen := make(map[string]bool, len(raw))
 	for i, r := range raw {
-		var (
-			c        C
-			problems []error
-		)
-		unknown, err := decode(r, &c)
+		var problems []error
+		c := newConfig[C](kind)
+		unknown, err := decode(r, c)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", EntryName(r, i), err))
 			continue
 		}
 		problems = append(problems, unknown...)
-		en, err := NewEntry(kind, &c, env)
+		en, err := NewEntry(kind, c, env)
+		en.given = givenKeys(r, "", nil)
 		problems = append(problems, err)
 		if seen[en.Name] {
 			problems = append(problems, errors.New("name: is used by another entry"))
 		}
 		seen[en.Name] = en.Name != ""
-		e, err := parse(en, &c)
+		e, err := parse(en, c)
 		problems = append(problems, err)
 		if n := len(errs); appendNamed(&errs, EntryName(r, i), problems) == n {
 			out = append(out, e)
 		}
 	}
 	return out, errors.Join(errs...)
+}
+
+// newConfig is the value an entry of kind decodes onto: what the registered Kind.Config returns when it is
+// a *C, else a zero C (a kind being tested before it registers).
+func newConfig[C any](kind string) *C {
+	if k, ok := Lookup(kind); ok {
+		if c, ok := k.Config().(*C); ok {
+			return c
+		}
+	}
+	return new(C)
+}
+
+// Given reports whether the entry's configuration gives key ("signature_prefix", "mapping.title"), even
+// blank: a kind that fills keys from elsewhere (a preset) fills only those the entry left out.
+func (e *Entry) Given(key string) bool { return e.given[key] }
+
+// Given says which keys a raw entry gives, as Entry.Given does, for a kind's tests that decode an entry
+// themselves.
+func Given(entry map[string]any) func(key string) bool {
+	g := givenKeys(entry, "", nil)
+	return func(key string) bool { return g[key] }
 }
 
 // appendNamed appends each problem, prefixed by the entry's name, to errs and returns the new length.

@@ -37,6 +37,9 @@ func (e *testEnv) newEntry(t testing.TB, c Config, tlsConf *tls.Config) *entry {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := connectors.ApplyDefaults(&c); err != nil {
+		t.Fatal(err)
+	}
 	spec, err := parseConfig(c)
 	if err != nil {
 		t.Fatal(err)

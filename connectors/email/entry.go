@@ -160,7 +160,7 @@ func (e *entry) position(ctx context.Context, uidValidity uint32) (position, err
 func (e *entry) wait(ctx context.Context, c *imapclient.Client) error {
 	timer := time.NewTimer(e.spec.PollInterval)
 	defer timer.Stop()
-	if !e.spec.idle || !c.Caps().Has(imap.CapIdle) {
+	if !e.spec.Idle || !c.Caps().Has(imap.CapIdle) {
 		select {
 		case <-ctx.Done():
 		case <-timer.C:

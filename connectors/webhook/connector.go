@@ -95,7 +95,7 @@ func Build(raw []map[string]any, env connectors.Env) (connectors.Set, error) {
 		return nil, fmt.Errorf("metrics: %w", err)
 	}
 	order, err := connectors.Entries(Kind, raw, env, func(en connectors.Entry, c *Config) (*entry, error) {
-		spec, err := parseConfig(*c)
+		spec, err := parseConfig(*c, en.Given)
 		if err != nil {
 			return nil, err
 		}
@@ -159,5 +159,7 @@ func (s *Set) flush(ctx context.Context, state string, all bool) {
 	}
 }
 
-// decodeEntry decodes one raw entry as the registry's Build does.
-func decodeEntry(raw map[string]any, c *Config) error { return connectors.Decode(raw, c) }
+// decodeEntry decodes one raw entry as the registry's Build does and says which keys it gives.
+func decodeEntry(raw map[string]any, c *Config) (given func(key string) bool, err error) {
+	return connectors.Given(raw), connectors.Decode(raw, c)
+}
