@@ -36,6 +36,11 @@ type Env struct {
 	Holder  string      // this replica's identity for leases
 	Lease   LeaseTiming // how exclusive entries hold their lease; zero: ShortLeases
 	Now     func() time.Time
+	// Faults, when set, is told every fault an entry reports (Entry.Fail) with its error value; the
+	// daemon leaves it nil, the conformance suite checks with it how faults are reported.
+	Faults func(kind, name string, err error)
+
+	kind string // the kind being built (WithKind): keys its metrics
 }
 
 // Builder makes the Set of one kind from its raw config entries. It validates without network calls.
@@ -180,6 +185,7 @@ func (e Env) WithDefaults() Env {
 
 // WithKind returns a copy of env whose logger names the connector kind.
 func (e Env) WithKind(kind string) Env {
+	e.kind = kind
 	if e.Log != nil {
 		e.Log = e.Log.WithField("connector_kind", kind)
 	}

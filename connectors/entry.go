@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/sirupsen/logrus"
 
 	"github.com/feedbridge/feedbridge/core"
@@ -24,10 +25,12 @@ type Entry struct {
 	Workspace core.ID
 	Log       *logrus.Entry
 
-	svc         *core.Service // nil when the config is only checked
-	given       map[string]bool
-	lastSuccess time.Time
-	lastError   string
+	svc     *core.Service // nil when the config is only checked
+	given   map[string]bool
+	faults  func(kind, name string, err error)
+	counted prometheus.Counter // feedbridge_connector_refused_total of the entry
+	now     func() time.Time
+	note
 }
 
 // NewEntry checks the name and workspace of c, a pointer to a decoded config struct whose string fields
@@ -44,7 +47,13 @@ func NewEntry(kind string, c any, env Env) (Entry, error) {
 		errs = append(errs, errors.New("workspace: must be a workspace id (24 lowercase hex characters)"))
 	}
 	log := env.Log.WithFields(logrus.Fields{"connector_kind": kind, "connector": name, "workspace": ws})
-	return Entry{Kind: kind, Name: name, Workspace: id, Log: log, svc: env.Service}, errors.Join(errs...)
+	en := Entry{Kind: kind, Name: name, Workspace: id, Log: log, svc: env.Service, faults: env.Faults, now: env.Now}
+	if km, err := kitMetricsOf(env); err != nil {
+		errs = append(errs, err)
+	} else {
+		en.counted = km.refused.WithLabelValues(kind, name)
+	}
+	return en, errors.Join(errs...)
 }
 
 // identity reads the name and workspace keys of a decoded config struct.
@@ -157,21 +166,46 @@ func (e *Entry) RunExclusive(ctx context.Context, env Env, fn func(ctx context.C
 // Succeeded notes a success at t; the last error no longer describes the entry.
 func (e *Entry) Succeeded(t time.Time) { e.lastSuccess, e.lastError = t, "" }
 
-// Failed notes a fault of feedbridge or of the outside source, kept until the next success. msg is shown by
-// GET /api/connectors: it must hold no secret.
-func (e *Entry) Failed(msg string) { e.lastError = msg }
+// Fail notes a fault of feedbridge or of the outside source, kept until the next success. Its message is
+// shown by GET /api/connectors: it must hold no secret. err keeps its chain for whoever checks it (with
+// errors.Is): a suspended or deleted workspace is core.ErrWorkspaceNotFound, and the conformance suite
+// checks that a kind reports it as that error, not as a word in a message.
+func (e *Entry) Fail(err error) {
+	if err == nil {
+		return
+	}
+	e.lastError = err.Error()
+	if e.faults != nil {
+		e.faults(e.Kind, e.Name, err)
+	}
+}
+
+// Refused notes an item the entry read but will not store as it is (a message it cannot parse, a row
+// without a title): it is counted (feedbridge_connector_refused_total) and GET /api/connectors shows the
+// count with the last reason after the last error, until the entry restarts. A success does not clear
+// it. reason must hold no secret; it should say what the sender can fix.
+func (e *Entry) Refused(reason string) {
+	now := time.Now
+	if e.now != nil {
+		now = e.now
+	}
+	e.refuse(reason, now())
+	if e.counted != nil {
+		e.counted.Inc()
+	}
+}
 
 // LastSuccess is when the entry last succeeded; zero before its first success.
 func (e *Entry) LastSuccess() time.Time { return e.lastSuccess }
 
 // Report writes the entry's state with its last success and error for GET /api/connectors. A store that is
 // down costs a log line; without a service (config check) nothing is written.
-func (e *Entry) Report(ctx context.Context, state string) {
+func (e *Entry) Report(ctx context.Context, state State) {
 	if e.svc == nil {
 		return
 	}
-	st := core.ConnectorStatus{Workspace: e.Workspace, Name: e.Name, Kind: e.Kind, State: state,
-		LastSuccessAt: e.lastSuccess, LastError: e.lastError}
+	st := core.ConnectorStatus{Workspace: e.Workspace, Name: e.Name, Kind: e.Kind, State: string(state),
+		LastSuccessAt: e.lastSuccess, LastError: e.shownError("items")}
 	if err := e.svc.ReportConnector(ctx, st); err != nil && ctx.Err() == nil {
 		e.Log.WithError(err).Warn(e.Kind + ": report connector status")
 	}

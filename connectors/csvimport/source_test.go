@@ -109,7 +109,7 @@ func TestLocalSource(t *testing.T) {
 		t.Errorf("%d records, want 3", n)
 	}
 	st := e.status(t, "crm")
-	if st.State != StateWaiting || st.LastError != "" || st.LastSuccessAt.IsZero() {
+	if st.State != string(connectors.StateRunning) || st.LastError != "" || st.LastSuccessAt.IsZero() {
 		t.Errorf("connector status %+v", st)
 	}
 }
@@ -171,7 +171,7 @@ func TestLocalSourceUnreadableFile(t *testing.T) {
 	if len(runs) != 1 || runs[0].Status != core.ImportFailed || !strings.Contains(runs[0].Error, "no title column") {
 		t.Errorf("runs %+v", runs)
 	}
-	if st := e.status(t, "crm"); st.State != StateError || !strings.Contains(st.LastError, "no title column") {
+	if st := e.status(t, "crm"); st.State != string(connectors.StateError) || !strings.Contains(st.LastError, "no title column") {
 		t.Errorf("status %+v", st)
 	}
 }

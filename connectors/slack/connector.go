@@ -87,7 +87,7 @@ func build(entries []map[string]any, env connectors.Env, opts options) (*Set, er
 	if err := errors.Join(err, checkRoutes(cfgs)); err != nil {
 		return nil, err
 	}
-	m, err := newMetrics(env.Metrics)
+	m, err := connectors.Metrics(env, newMetrics)
 	if err != nil {
 		return nil, err
 	}
@@ -109,25 +109,25 @@ func (s *Set) Routes(mux *http.ServeMux) {
 
 // Run reports the entries' state until ctx ends, then waits (bounded) for outcomes still being delivered.
 func (s *Set) Run(ctx context.Context) error {
-	s.flush(ctx, "running")
+	s.flush(ctx, connectors.StateRunning)
 	t := time.NewTicker(statusEvery)
 	defer t.Stop()
 	for {
 		select {
 		case <-t.C:
-			s.flush(ctx, "running")
+			s.flush(ctx, connectors.StateRunning)
 		case <-ctx.Done():
 			s.drain()
 			final, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 			defer cancel()
-			s.flush(final, "stopped")
+			s.flush(final, connectors.StateStopped)
 			return nil
 		}
 	}
 }
 
 // flush writes every entry's state; a store that is down only costs a log line.
-func (s *Set) flush(ctx context.Context, state string) {
+func (s *Set) flush(ctx context.Context, state connectors.State) {
 	if err := s.status.Flush(ctx, state, true); err != nil && ctx.Err() == nil {
 		s.log.WithError(err).Warn("slack: report connector status")
 	}

@@ -18,12 +18,6 @@ import (
 // Kind is the key of this connector under `connectors:`.
 const Kind = "webhook"
 
-// Entry states shown by GET /api/connectors.
-const (
-	StateListening = "listening"
-	StateStopped   = "stopped"
-)
-
 // statusEvery is how often changed entry states are written for GET /api/connectors.
 const statusEvery = 10 * time.Second
 
@@ -87,10 +81,7 @@ func (en *entry) queueKey() string { return Kind + ":" + en.Name }
 // call; env.Service is nil when the config is only checked.
 func Build(raw []map[string]any, env connectors.Env) (connectors.Set, error) {
 	env = env.WithDefaults()
-	requests, err := connectors.CounterVec(env.Metrics, prometheus.CounterOpts{
-		Name: "feedbridge_webhook_requests_total",
-		Help: "Inbound webhook deliveries by entry and outcome.",
-	}, "connector", "outcome")
+	m, err := connectors.Metrics(env, newMetrics)
 	if err != nil {
 		return nil, fmt.Errorf("metrics: %w", err)
 	}
@@ -106,16 +97,14 @@ func Build(raw []map[string]any, env connectors.Env) (connectors.Set, error) {
 		return nil, err
 	}
 	s := &Set{svc: env.Service, log: env.Log, now: env.Now, board: connectors.NewBoard(env.Service, Kind, env.Now),
-		requests: requests, workers: map[string]*worker{}, guard: connectors.NewGuard(env.Now)}
+		requests: m.requests, workers: map[string]*worker{}, guard: connectors.NewGuard(env.Now)}
 	t := &entryTable{byName: map[string]*entry{}, order: order}
 	for _, en := range order {
 		t.byName[en.Name] = en
 		s.board.Add(en.Name, en.ws)
 	}
 	s.table.Store(t)
-	if s.queue, err = newQueue(env.Metrics); err != nil {
-		return nil, fmt.Errorf("metrics: %w", err)
-	}
+	s.queue = newQueue(m.queued)
 	return s, nil
 }
 
@@ -133,7 +122,7 @@ func (s *Set) Run(ctx context.Context) error {
 		s.startWorker(en)
 	}
 	s.mu.Unlock()
-	s.flush(ctx, StateListening, true)
+	s.flush(ctx, connectors.StateRunning, true)
 	t := time.NewTicker(statusEvery)
 	defer t.Stop()
 	for {
@@ -144,16 +133,16 @@ func (s *Set) Run(ctx context.Context) error {
 			s.mu.Unlock()
 			s.wg.Wait()
 			stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			s.flush(stop, StateStopped, true)
+			s.flush(stop, connectors.StateStopped, true)
 			cancel()
 			return nil
 		case <-t.C:
-			s.flush(ctx, StateListening, false)
+			s.flush(ctx, connectors.StateRunning, false)
 		}
 	}
 }
 
-func (s *Set) flush(ctx context.Context, state string, all bool) {
+func (s *Set) flush(ctx context.Context, state connectors.State, all bool) {
 	if err := s.board.Flush(ctx, state, all); err != nil {
 		s.log.WithError(err).Warn("webhook: report connector status")
 	}
