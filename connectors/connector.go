@@ -5,6 +5,22 @@
 // kind that has entries, runs the Sets and mounts the routes of those that serve HTTP. A kind's Build
 // goes through Entries, which decodes every entry and checks what all entries share (name, workspace) the
 // same way for every kind, and its entries embed Entry (logger, lease, status).
+//
+// The kit's rules, each checked for every kind by connectortest:
+//   - Defaults: an entry decodes onto the value Kind.Config returns, and each key it leaves out takes its
+//     field's `default` tag (Decode). A kind never re-applies a default; Entry.Given says which keys an
+//     entry gave, for a kind that fills the others from elsewhere (the webhook presets).
+//   - Metrics: a kind makes and registers its collectors in one function passed to Metrics, which runs it
+//     once per registry however many times the kind is built (the daemon builds each kind 1+N times).
+//   - Source labels: records go through core.Service, which stores only labels of the source set; a
+//     configured `source` key outside the set is refused when the configuration is checked.
+//   - HTTP: a kind that fetches uses HTTPClient (no proxy, same-host https redirects, private addresses
+//     refused unless allowed).
+//   - Refused items: Entry.Refused (Board.Refused for requests) counts an item the entry will not store
+//     and shows the count and the last reason in GET /api/connectors.
+//   - States: Report and Flush take a State of the kit's vocabulary (States).
+//   - Faults: Entry.Fail keeps the error value; a suspended workspace is core.ErrWorkspaceNotFound,
+//     checked with errors.Is, never by a word of the message.
 package connectors
 
 import (
