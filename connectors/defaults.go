@@ -2,6 +2,7 @@ package connectors
 
 import (
 	"fmt"
+	"iter"
 	"reflect"
 
 	"github.com/go-viper/mapstructure/v2"
@@ -17,14 +18,8 @@ import (
 // tagDefaults sets every zero field of the struct v points to (sections included) from its `default` tag.
 func tagDefaults(v reflect.Value) error {
 	v = reflect.Indirect(v)
-	t := v.Type()
-	for i := range t.NumField() {
-		sf := t.Field(i)
-		key := sf.Tag.Get("koanf")
-		if key == "" || key == "-" || !sf.IsExported() {
-			continue
-		}
-		f := v.Field(i)
+	for i, sf := range keyed(v.Type()) {
+		key, f := sf.Tag.Get("koanf"), v.Field(i)
 		if isSection(sf.Type) {
 			if err := tagDefaults(f.Addr()); err != nil {
 				return fmt.Errorf("%s.%w", key, err)
@@ -65,19 +60,29 @@ func ApplyDefaults(out any) error { return tagDefaults(reflect.ValueOf(out)) }
 // keepDefaults copies into out, field by field, the value def holds for every key the entry did not give;
 // a section the entry gave is merged key by key.
 func keepDefaults(out, def reflect.Value, given map[string]bool, prefix string) {
-	t := out.Type()
-	for i := range t.NumField() {
-		sf := t.Field(i)
-		key := sf.Tag.Get("koanf")
-		if key == "" || key == "-" || !sf.IsExported() {
-			continue
-		}
-		path := joinKey(prefix, key)
+	for i, sf := range keyed(out.Type()) {
+		path := joinKey(prefix, sf.Tag.Get("koanf"))
 		switch {
 		case !given[path]:
 			out.Field(i).Set(def.Field(i))
 		case isSection(sf.Type):
 			keepDefaults(out.Field(i), def.Field(i), given, path)
+		}
+	}
+}
+
+// keyed yields the index and field of each exported field of struct type t that names a key.
+func keyed(t reflect.Type) iter.Seq2[int, reflect.StructField] {
+	return func(yield func(int, reflect.StructField) bool) {
+		for i := range t.NumField() {
+			sf := t.Field(i)
+			key := sf.Tag.Get("koanf")
+			if key == "" || key == "-" || !sf.IsExported() {
+				continue
+			}
+			if !yield(i, sf) {
+				return
+			}
 		}
 	}
 }
