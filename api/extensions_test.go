@@ -13,7 +13,7 @@ import (
 	"github.com/feedbridge/feedbridge/core"
 )
 
-// §2.9 lookups, §2.10 extensions, §6 signals and the operational endpoints.
+// Lookups, extensions, signals and the operational endpoints.
 
 func TestLookups(t *testing.T) {
 	eachStore(t, func(t *testing.T, open opener) {

@@ -27,7 +27,7 @@ type Config struct {
 
 	Token connectors.Secret `koanf:"token" required:"with auth bearer" doc:"With auth bearer: the token the sender presents; read again for each request."`
 
-	Mapping           Mapping `koanf:"mapping" doc:"Where each record field is in the payload, as paths (see Inbound webhooks in the README)."`
+	Mapping           Mapping `koanf:"mapping" doc:"Where each record field is in the payload, as paths (see docs/connectors/webhook.md)."`
 	DescriptionFormat string  `koanf:"description_format" default:"text" doc:"text (kept as typed) or html (cleaned by an allow-list and stored; every response gives it as plain text: tags stripped, entities decoded, blocks as line breaks)."`
 	Source            string  `koanf:"source" default:"Other" doc:"Source label when the mapping gives none."`
 	RecordType        string  `koanf:"record_type" default:"Feedback" doc:"Type of the created records: Feedback or Idea."`
