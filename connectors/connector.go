@@ -39,16 +39,15 @@ import (
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/sirupsen/logrus"
-
-	"github.com/feedbridge/feedbridge/core"
 )
 
 // Env is what a connector gets from the daemon.
 type Env struct {
-	Service *core.Service
+	// Service is the connector's one door to the rest of feedbridge, leases included (see Service); nil
+	// when the configuration is only checked.
+	Service Service
 	Log     *logrus.Entry
 	Metrics prometheus.Registerer
-	Leases  core.Leases
 	Holder  string      // this replica's identity for leases
 	Lease   LeaseTiming // how exclusive entries hold their lease; zero: ShortLeases
 	Now     func() time.Time
@@ -177,8 +176,8 @@ func EntryName(entry map[string]any, i int) string {
 	return fmt.Sprintf("#%d", i+1)
 }
 
-// WithDefaults fills what a test or `config check` may leave out: the clock, a silent logger, the
-// Service as the leases and this process as the lease holder. Every kind's Build calls it, so the entries
+// WithDefaults fills what a test or `config check` may leave out: the clock, a silent logger and this
+// process as the lease holder. Every kind's Build calls it, so the entries
 // of all kinds start from the same environment.
 func (e Env) WithDefaults() Env {
 	if e.Now == nil {
@@ -188,9 +187,6 @@ func (e Env) WithDefaults() Env {
 		l := logrus.New()
 		l.SetOutput(io.Discard)
 		e.Log = logrus.NewEntry(l)
-	}
-	if e.Leases == nil && e.Service != nil {
-		e.Leases = e.Service
 	}
 	if e.Holder == "" {
 		host, _ := os.Hostname()

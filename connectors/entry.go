@@ -25,7 +25,7 @@ type Entry struct {
 	Workspace core.ID
 	Log       *logrus.Entry
 
-	svc     *core.Service // nil when the config is only checked
+	svc     Service // nil when the config is only checked
 	given   map[string]bool
 	faults  func(kind, name string, err error)
 	counted prometheus.Counter // feedbridge_connector_refused_total of the entry

@@ -9,8 +9,6 @@ import (
 	"sync"
 
 	"github.com/sirupsen/logrus"
-
-	"github.com/feedbridge/feedbridge/core"
 )
 
 // Kind is one connector kind as it joins the registry: the key under `connectors:` in the config, the
@@ -30,7 +28,7 @@ type Kind struct {
 	Build Builder
 	// Sweep, when set, is a housekeeping task the daemon runs for the kind until ctx ends, whether or not
 	// the config has entries of it (the csv kind closes import runs whose process died).
-	Sweep func(ctx context.Context, svc *core.Service, log *logrus.Entry)
+	Sweep func(ctx context.Context, svc Service, log *logrus.Entry)
 }
 
 var (

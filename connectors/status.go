@@ -14,7 +14,7 @@ import (
 // when Flush is called (periodically, and at start and stop): writing on every event would add a store
 // write to each record for a figure nobody reads at that rate.
 type Board struct {
-	svc  *core.Service
+	svc  Service
 	kind string
 	now  func() time.Time
 	mu   sync.Mutex
@@ -30,7 +30,7 @@ type boardRow struct {
 }
 
 // NewBoard makes a board for one kind's entries; svc may be nil (config check), and then Flush does nothing.
-func NewBoard(svc *core.Service, kind string, now func() time.Time) *Board {
+func NewBoard(svc Service, kind string, now func() time.Time) *Board {
 	if now == nil {
 		now = time.Now
 	}

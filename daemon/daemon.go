@@ -95,9 +95,9 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 
 	bgCtx, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopBackground()
-	env := connectors.Env{Service: svc, Log: log.WithField("component", "connectors"), Metrics: reg, Leases: st, Holder: holderID(),
+	env := connectors.Env{Service: svc, Log: log.WithField("component", "connectors"), Metrics: reg, Holder: holderID(),
 		Lease: leaseTiming(cfg.Store.URL), Now: time.Now}
-	sup := newSupervisor(bgCtx, env, log.WithField("component", "connectors"))
+	sup := newSupervisor(bgCtx, env, svc.Faults(), log.WithField("component", "connectors"))
 	if err := sup.apply(cfg.Connectors); err != nil {
 		return fmt.Errorf("connectors: %w", err)
 	}

@@ -110,7 +110,7 @@ func start(t *testing.T, c Case) *running {
 			r.mu.Unlock()
 		}
 	}
-	set, mux := build(t, c.Kind, feed.Entry, connectors.Env{Service: live.Service, Leases: live.Service, Holder: "conformance", Now: time.Now, Faults: faults})
+	set, mux := build(t, c.Kind, feed.Entry, connectors.Env{Service: live.Service, Holder: "conformance", Now: time.Now, Faults: faults})
 	if mux != nil {
 		srv := httptest.NewServer(mux)
 		t.Cleanup(srv.Close)

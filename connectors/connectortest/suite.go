@@ -224,7 +224,7 @@ func testRun(t *testing.T, c Case) {
 	logs := &testkit.Buffer{}
 	l := logrus.New()
 	l.SetOutput(io.MultiWriter(logs))
-	env := connectors.Env{Service: svc, Log: logrus.NewEntry(l), Leases: svc, Holder: "conformance", Now: time.Now}
+	env := connectors.Env{Service: svc, Log: logrus.NewEntry(l), Holder: "conformance", Now: time.Now}
 	if err := CheckBuildsTwice(c.Kind, entry, env); err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,7 @@ func (e *testEnv) newEntry(t testing.TB, c Config, tlsConf *tls.Config) *entry {
 }
 
 func (e *testEnv) connEnv(holder string) connectors.Env {
-	return connectors.Env{Service: e.svc, Log: e.log, Leases: e.store, Holder: holder, Now: time.Now}
+	return connectors.Env{Service: e.svc, Log: e.log, Holder: holder, Now: time.Now}
 }
 
 func listDir(t testing.TB, dir string) []string {

@@ -10,7 +10,6 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/feedbridge/feedbridge/connectors"
-	"github.com/feedbridge/feedbridge/core"
 	"github.com/feedbridge/feedbridge/internal/recovery"
 )
 
@@ -45,7 +44,7 @@ type app struct {
 
 // Set serves every configured Slack app on the same two endpoints.
 type Set struct {
-	svc     *core.Service
+	svc     connectors.Service
 	log     *logrus.Entry
 	apps    []*app
 	cfgs    []Config

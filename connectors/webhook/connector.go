@@ -12,7 +12,6 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/feedbridge/feedbridge/connectors"
-	"github.com/feedbridge/feedbridge/core"
 )
 
 // Kind is the key of this connector under `connectors:`.
@@ -39,7 +38,7 @@ var (
 // Set serves every configured webhook entry on POST /hooks/{name}. Its entries change in place on a
 // reload (Update): requests read the current table, and each entry's queue worker starts and stops alone.
 type Set struct {
-	svc      *core.Service
+	svc      connectors.Service
 	log      *logrus.Entry
 	now      func() time.Time
 	table    atomic.Pointer[entryTable]
