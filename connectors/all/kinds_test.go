@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/feedbridge/feedbridge/connectors"
 )
 
@@ -87,5 +89,23 @@ func TestEveryKindHasItsPage(t *testing.T) {
 		if _, ok := connectors.Lookup(name); !ok && name != "writing" {
 			t.Errorf("docs/connectors/%s.md describes no registered kind", name)
 		}
+	}
+}
+
+// TestExampleConfigKinds: the annotated example configuration has a section for every kind.
+func TestExampleConfigKinds(t *testing.T) {
+	var doc struct {
+		Connectors map[string]any `yaml:"connectors"`
+	}
+	if err := yaml.Unmarshal([]byte(readRepo(t, "deploy/feedbridge.example.yaml")), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for k := range doc.Connectors {
+		got = append(got, k)
+	}
+	slices.Sort(got)
+	if want := connectors.Names(); !slices.Equal(got, want) {
+		t.Errorf("deploy/feedbridge.example.yaml has connectors %v, the registry has %v", got, want)
 	}
 }
