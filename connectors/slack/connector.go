@@ -26,7 +26,7 @@ type options struct {
 
 func defaultOptions() options {
 	return options{
-		httpClient:   &http.Client{Timeout: 10 * time.Second},
+		httpClient:   connectors.HTTPClient(connectors.HTTPOptions{Timeout: 10 * time.Second}),
 		responseBase: "https://hooks.slack.com/",
 		slowAfter:    2 * time.Second,
 		retryDelays:  []time.Duration{time.Second, 3 * time.Second, 9 * time.Second},
