@@ -4,7 +4,8 @@
 // masks and documents entries from the registered structs without naming a kind; the daemon builds every
 // kind that has entries, runs the Sets and mounts the routes of those that serve HTTP. A kind's Build
 // goes through Entries, which decodes every entry and checks what all entries share (name, workspace) the
-// same way for every kind, and its entries embed Entry (logger, lease, status).
+// same way for every kind, and its entries embed Entry (logger, lease, status). Everything a kind may ask
+// of the rest of feedbridge, leases included, is the Service interface it gets as Env.Service.
 //
 // The kit's rules, each checked for every kind by connectortest:
 //   - Defaults: an entry decodes onto the value Kind.Config returns, and each key it leaves out takes its
