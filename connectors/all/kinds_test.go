@@ -25,7 +25,8 @@ func readRepo(t *testing.T, path string) string {
 	return string(b)
 }
 
-// TestOpenAPIKindEnum: the committed OpenAPI document's Connector.kind enum is the registry's.
+// TestOpenAPIKindEnum: the committed OpenAPI document's Connector.kind enum is the registry's, and its
+// Connector.state enum the kit's state vocabulary.
 func TestOpenAPIKindEnum(t *testing.T) {
 	var doc struct {
 		Components struct {
@@ -42,6 +43,13 @@ func TestOpenAPIKindEnum(t *testing.T) {
 	got := doc.Components.Schemas["Connector"].Properties["kind"].Enum
 	if want := connectors.Names(); !slices.Equal(got, want) {
 		t.Errorf("api/openapi.json Connector.kind enum %v, the registry has %v", got, want)
+	}
+	var states []string
+	for _, s := range connectors.States {
+		states = append(states, string(s))
+	}
+	if got := doc.Components.Schemas["Connector"].Properties["state"].Enum; !slices.Equal(got, states) {
+		t.Errorf("api/openapi.json Connector.state enum %v, the kit's states are %v", got, states)
 	}
 }
 
