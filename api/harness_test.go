@@ -65,6 +65,8 @@ type envOpts struct {
 	ready      func(ctx context.Context) error
 	timeout    time.Duration // RequestTimeout
 	configured func(ws core.ID, kind, name string) bool
+	// subscribers builds the event subscribers' status from the env's store and service (Options.Subscribers).
+	subscribers func(e *env) func(ctx context.Context, ws core.ID) ([]core.SubscriberStatus, error)
 }
 
 // env is one running server over a real store, with two workspaces so isolation can be checked anywhere.
@@ -106,8 +108,12 @@ func newEnv(t testing.TB, open opener, o envOpts) *env {
 	if o.ideaLimit == 0 {
 		o.ideaLimit = -1
 	}
-	srv := New(e.svc, Options{Log: logrus.NewEntry(l), RateLimit: o.rate, Metrics: m, Extra: o.extra, Ready: o.ready, AuthCacheTTL: o.authTTL,
-		RequestTimeout: o.timeout, Configured: o.configured})
+	opts := Options{Log: logrus.NewEntry(l), RateLimit: o.rate, Metrics: m, Extra: o.extra, Ready: o.ready, AuthCacheTTL: o.authTTL,
+		RequestTimeout: o.timeout, Configured: o.configured}
+	if o.subscribers != nil {
+		opts.Subscribers = o.subscribers(e)
+	}
+	srv := New(e.svc, opts)
 	e.srv = httptest.NewServer(srv.Handler())
 	t.Cleanup(e.srv.Close)
 

@@ -17,6 +17,7 @@ type handlers struct {
 	now         func() time.Time
 	signalCache *signalCache
 	configured  func(ws core.ID, kind, name string) bool // see Options.Configured
+	subscribers func(ctx context.Context, ws core.ID) ([]core.SubscriberStatus, error)
 }
 
 func (h *handlers) verify(w http.ResponseWriter, r *http.Request) {

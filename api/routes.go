@@ -5,7 +5,8 @@ import "net/http"
 // routes lists every endpoint. Routes under /api except the OpenAPI document need a key; the rest are
 // operational and open.
 func (s *Server) routes() {
-	h := &handlers{svc: s.svc, now: s.now, signalCache: newSignalCache(s.now), configured: s.configured}
+	h := &handlers{svc: s.svc, now: s.now, signalCache: newSignalCache(s.now), configured: s.configured,
+		subscribers: s.subscribers}
 	api := func(pattern string, fn http.HandlerFunc) { s.mux.Handle(pattern, s.authed(fn)) }
 	create := func(pattern string, fn http.HandlerFunc) { s.mux.Handle(pattern, s.authed(jsonBody(fn))) }
 
@@ -30,6 +31,7 @@ func (s *Server) routes() {
 	api("GET /api/imports", h.imports)
 	api("GET /api/imports/{id}", h.importRun())
 	api("GET /api/connectors", h.connectors)
+	api("GET /api/events/subscribers", h.eventSubscribers)
 	api("GET /api/companies", h.companies)
 	api("GET /api/companies/{id}", h.company())
 	create("POST /api/contacts/forget", h.forgetContact)

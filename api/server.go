@@ -54,6 +54,8 @@ type Options struct {
 	// Sources are the source labels records may carry (the canonical set plus sources.add), listed by
 	// /api/openapi.json; nil keeps the embedded document's list.
 	Sources []string
+	// Subscribers reports the event subscribers of a workspace for GET /api/events/subscribers; nil lists none.
+	Subscribers func(ctx context.Context, ws core.ID) ([]core.SubscriberStatus, error)
 }
 
 // Server is the HTTP API over one core.Service.
@@ -74,11 +76,13 @@ type Server struct {
 	handler        http.Handler
 	requestTimeout time.Duration
 	configured     func(ws core.ID, kind, name string) bool
+	subscribers    func(ctx context.Context, ws core.ID) ([]core.SubscriberStatus, error)
 }
 
 // New builds the server and its routes.
 func New(svc *core.Service, opts Options) *Server {
-	s := &Server{svc: svc, log: opts.Log, metrics: opts.Metrics, ready: opts.Ready, now: opts.Now, configured: opts.Configured}
+	s := &Server{svc: svc, log: opts.Log, metrics: opts.Metrics, ready: opts.Ready, now: opts.Now, configured: opts.Configured,
+		subscribers: opts.Subscribers}
 	if s.log == nil {
 		l := logrus.New()
 		l.SetOutput(io.Discard)

@@ -74,6 +74,7 @@ func (a *app) configCommand() *cobra.Command {
 			for _, p := range connectors.ValidateAll(cfg.Connectors) {
 				problems = append(problems, splitJoined(p)...)
 			}
+			problems = append(problems, cfg.SubscriberSecretProblems()...)
 			var notes []string
 			if !slices.ContainsFunc(problems, func(p error) bool { return strings.HasPrefix(p.Error(), "store.url") }) {
 				var storeProblems []error

@@ -31,6 +31,7 @@ func (a *app) reloadCommand() *cobra.Command {
 				return err
 			}
 			problems := append(cfg.Validate(), connectors.ValidateAll(cfg.Connectors)...)
+			problems = append(problems, cfg.SubscriberSecretProblems()...)
 			if len(problems) > 0 {
 				return problemsError("reload: not sent, the configuration has problems", problems)
 			}

@@ -21,6 +21,9 @@ func readEnv(environ func() []string) (map[string]any, []error) {
 		EnvironFunc: environ,
 		TransformFunc: func(name, value string) (string, any) {
 			rest := strings.ToLower(strings.TrimPrefix(name, envPrefix))
+			if rest == "events" { // a list of entries, parsed below
+				return rest, value
+			}
 			if !strings.Contains(rest, "__") {
 				for _, s := range sections {
 					if strings.HasPrefix(rest, s+"_") {
@@ -39,6 +42,16 @@ func readEnv(environ func() []string) (map[string]any, []error) {
 		return nil, []error{fmt.Errorf("environment: %w", err)}
 	}
 	problems = append(problems, parseConnectorEnv(m)...)
+	if s, ok := m["events"].(string); ok {
+		var parsed any
+		if err := yaml.Unmarshal([]byte(s), &parsed); err != nil {
+			// The value holds secrets, so the parser's message (which can quote it) is not repeated.
+			problems = append(problems, fmt.Errorf("environment variable %s: not a JSON list of entries", envName("events")))
+			delete(m, "events")
+		} else {
+			m["events"] = parsed
+		}
+	}
 	return m, problems
 }
 

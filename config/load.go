@@ -40,6 +40,7 @@ func load(path string, flags *pflag.FlagSet, environ func() []string) (*Config, 
 			problems = append(problems, fmt.Errorf("unknown key %q %s", key, where(key)))
 		}
 		problems = append(problems, connectorKeyProblems(m, where)...)
+		problems = append(problems, eventKeyProblems(m, where)...)
 		// confmap never fails; the error is part of the koanf interface only.
 		_ = k.Load(confmap.Provider(m, ""), nil)
 	}

@@ -31,6 +31,8 @@ func redactStruct(v reflect.Value) map[string]any {
 		switch {
 		case isSection(f.Type):
 			out[name] = redactStruct(fv)
+		case f.Type == reflect.TypeFor[Subscribers]():
+			out[name] = redactEvents(fv.Interface().(Subscribers))
 		case f.Type == reflect.TypeFor[Connectors]():
 			out[name] = redactConnectors(fv.Interface().(Connectors))
 		case f.Type == durationType:

@@ -43,6 +43,7 @@ func Reference() []byte {
 	}
 
 	b.WriteString(connectorReference())
+	b.WriteString(eventsReference())
 	return b.Bytes()
 }
 
@@ -79,7 +80,7 @@ func defaultText(v reflect.Value) string {
 		return "`" + x + "`"
 	case []string:
 		return "`[" + strings.Join(x, ", ") + "]`"
-	case []map[string]any, Connectors:
+	case []map[string]any, Connectors, Subscribers:
 		return "`{}`"
 	}
 	return fmt.Sprintf("`%v`", v.Interface())

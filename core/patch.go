@@ -59,6 +59,7 @@ func (s *Service) Update(ctx context.Context, ws, id ID, p Patch, ifMatch string
 		}
 		c.History.Actor = ActorFrom(ctx)
 		c.Outbox = s.outbox(ws, EventRecordUpdated, EventRecordStatusChanged)
+		c.Notify = s.notifyPlan(rec, c.Status)
 		out, err := s.store.UpdateRecord(ctx, ws, c)
 		if errors.Is(err, ErrStale) {
 			if ifMatch != "" {

@@ -48,7 +48,8 @@ const DefaultRetryFor = 24 * time.Hour
 // FailedItems lists failed items of kind, most recently failed first, of ws or of all when ws is "".
 // RetryFailedItems requeues failed items of kind, due at once with a fresh give-up time: those with id, or
 // all when id is "" (of ws, or of all when ws is ""), and returns how many. QueueStats counts one queue's
-// items.
+// items. PendingQueues lists, sorted, the queues that hold queued or running items of kind, of ws or of all when
+// ws is "" (so a consumer that is no longer configured, and what it still holds, can be reported).
 type Queue interface {
 	EnqueueItems(ctx context.Context, items []QueueItem) error
 	ClaimItems(ctx context.Context, queue, worker string, n int, lease time.Duration) ([]QueueItem, error)
@@ -58,6 +59,7 @@ type Queue interface {
 	FailedItems(ctx context.Context, kind string, ws ID) ([]QueueItem, error)
 	RetryFailedItems(ctx context.Context, kind string, ws ID, id ID) (int, error)
 	QueueStats(ctx context.Context, queue string) (QueueStats, error)
+	PendingQueues(ctx context.Context, kind string, ws ID) ([]string, error)
 }
 
 // QueueStats counts one queue's items by state.

@@ -40,6 +40,8 @@ type NewRecord struct {
 	CreatedBy Actor
 	// ImportRun is the CSV import run that wrote the record (bulk path only), so that it can be undone.
 	ImportRun ID
+	// Origin is the stored form of how a connector received it (Origin.String), "" for none.
+	Origin string
 }
 
 // ContactRef names the customer of a record. The store matches the contact by EmailKey (lower-cased

@@ -71,6 +71,10 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 		return err
 	}
 	defer d.sup.wait()
+	if err := d.startEvents(bgCtx); err != nil {
+		return err
+	}
+	defer d.deliver.Wait()
 	if err := d.buildHTTP(); err != nil {
 		return err
 	}
@@ -90,7 +94,10 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 	if opts.Listening != nil {
 		opts.Listening(ln.Addr().String())
 	}
-	background := d.startBackground(bgCtx)
+	background, err := d.startBackground(bgCtx)
+	if err != nil {
+		return err
+	}
 	if err := d.serve(ctx, ln, hup); err != nil {
 		stopBackground()
 		background.Wait()

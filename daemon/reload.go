@@ -11,6 +11,7 @@ import (
 	"github.com/feedbridge/feedbridge/api"
 	"github.com/feedbridge/feedbridge/config"
 	"github.com/feedbridge/feedbridge/core"
+	"github.com/feedbridge/feedbridge/events"
 )
 
 // reloadFault is the name under which /readyz lists a refused configuration until a reload succeeds.
@@ -24,11 +25,14 @@ type reloader struct {
 	cur     *config.Config
 	load    func() (*config.Config, error)
 	sup     *supervisor
+	events  *events.Manager // nil in tests that build a reloader without delivery
 	srv     *api.Server
 	log     *logrus.Entry
 	faults  *core.Faults
 	results *prometheus.CounterVec
 	ok      prometheus.Gauge
+	// onApply are told of each configuration applied (set before the first reload).
+	onApply []func(*config.Config)
 }
 
 func newReloader(cur *config.Config, load func() (*config.Config, error), sup *supervisor, srv *api.Server,
@@ -69,8 +73,15 @@ func (r *reloader) reload() {
 	case len(next.Validate()) > 0:
 		// The connectors are checked too, so that one reload names every problem of the file.
 		problems = append(next.Validate(), split(r.sup.check(next.Connectors))...)
+	case len(next.SubscriberSecretProblems()) > 0:
+		problems = append(next.SubscriberSecretProblems(), split(r.sup.check(next.Connectors))...)
 	default:
 		problems = split(r.sup.apply(next.Connectors))
+		if subs, err := next.Subscribers(); err != nil {
+			problems = append(problems, err)
+		} else if len(problems) == 0 && r.events != nil {
+			r.events.Apply(subs)
+		}
 	}
 	if len(problems) > 0 {
 		for _, p := range problems {
@@ -94,6 +105,9 @@ func (r *reloader) reload() {
 		r.log.WithField("settings", keys).Warn("reload: these settings changed and take effect only after a restart")
 	}
 	r.cur = next
+	for _, fn := range r.onApply {
+		fn(next)
+	}
 	r.faults.Set(reloadFault, false)
 	r.results.WithLabelValues("applied").Inc()
 	r.ok.Set(1)

@@ -18,6 +18,7 @@ import (
 	"github.com/feedbridge/feedbridge/connectors"
 	"github.com/feedbridge/feedbridge/console"
 	"github.com/feedbridge/feedbridge/core"
+	"github.com/feedbridge/feedbridge/events"
 	"github.com/feedbridge/feedbridge/insights"
 	"github.com/feedbridge/feedbridge/suggest"
 )
@@ -36,7 +37,9 @@ type server struct {
 	workers *insights.Pool // nil when insights are off
 	svc     *core.Service
 
+	holder  string // this replica in leases
 	sup     *supervisor
+	deliver *events.Manager
 	reloads *reloader
 	pool    *connPool
 	http    *http.Server
@@ -74,12 +77,29 @@ func (d *server) buildService() error {
 // startConnectors builds every configured connector entry and starts it under the supervisor, which
 // also applies later reloads. The connectors get the service as their one door (connectors.Service).
 func (d *server) startConnectors(bgCtx context.Context) error {
-	env := connectors.Env{Service: d.svc, Log: d.log.WithField("component", "connectors"), Metrics: d.reg, Holder: holderID(),
+	d.holder = holderID()
+	env := connectors.Env{Service: d.svc, Log: d.log.WithField("component", "connectors"), Metrics: d.reg, Holder: d.holder,
 		Lease: leaseTiming(d.cfg.Store.URL), Now: time.Now}
 	d.sup = newSupervisor(bgCtx, env, d.svc.Faults(), d.log.WithField("component", "connectors"))
 	if err := d.sup.apply(d.cfg.Connectors); err != nil {
 		return fmt.Errorf("connectors: %w", err)
 	}
+	return nil
+}
+
+// startEvents starts delivering record events to the configured subscribers. Delivery runs on the
+// background context: it stops after HTTP, so the events of the last requests are committed (and kept)
+// before the workers stop; whatever is not delivered waits in the store.
+func (d *server) startEvents(bgCtx context.Context) error {
+	subs, err := d.cfg.Subscribers()
+	if err != nil {
+		return err
+	}
+	if d.deliver, err = events.New(bgCtx, events.Options{Queue: d.st, Subscribe: d.svc.SetSubscribers, Holder: d.holder,
+		Log: d.log, Metrics: d.reg}); err != nil {
+		return err
+	}
+	d.deliver.Apply(subs)
 	return nil
 }
 
@@ -99,16 +119,19 @@ func (d *server) buildHTTP() error {
 		Extra: func(mux *http.ServeMux) {
 			mux.Handle("/", sup)
 			if cfg.Console.Enabled {
-				console.New(d.svc, console.Options{Log: log.WithField("component", "console")}).Register(mux)
+				console.New(d.svc, console.Options{Log: log.WithField("component", "console"), PublicURL: cfg.Console.PublicURL,
+					UploadDir: cfg.Console.UploadDir, UploadLimit: cfg.Console.MaxUpload}).Register(mux)
 			}
 		},
 		// Set before the server serves: d.reloads is assigned just below.
-		Configured: configuredFunc(func() map[string][]map[string]any { return d.reloads.current().Connectors }),
+		Configured:  configuredFunc(func() map[string][]map[string]any { return d.reloads.current().Connectors }),
+		Subscribers: d.deliver.Status,
 	})
 	var err error
 	if d.reloads, err = newReloader(cfg, d.opts.Reload, sup, srv, log.WithField("component", "reload"), d.faults, d.reg); err != nil {
 		return err
 	}
+	d.reloads.events = d.deliver
 	if d.pool, err = newConnPool(cfg.HTTP.MaxConnections, cfg.HTTP.MaxConnectionsPerClient, d.reg); err != nil {
 		return err
 	}
@@ -126,10 +149,16 @@ func (d *server) buildHTTP() error {
 	return nil
 }
 
-// startBackground starts each kind's sweep (whatever the configuration holds: a killed CLI import leaves
-// a run to close) and the insight workers, until bgCtx ends.
-func (d *server) startBackground(bgCtx context.Context) *sync.WaitGroup {
+// startBackground starts closing the loop (notifications when an idea moves), each kind's sweep
+// (whatever the configuration holds: a killed CLI import leaves a run to close) and the insight workers,
+// until bgCtx ends.
+func (d *server) startBackground(bgCtx context.Context) (*sync.WaitGroup, error) {
 	var wg sync.WaitGroup
+	nt, err := startNotify(bgCtx, &wg, d.cfg, d.svc, d.st, d.holder, d.reg, d.log.WithField("component", "notify"))
+	if err != nil {
+		return nil, err
+	}
+	d.reloads.onApply = append(d.reloads.onApply, nt.apply)
 	for _, k := range connectors.Kinds() {
 		if k.Sweep != nil {
 			wg.Go(func() {
@@ -144,7 +173,7 @@ func (d *server) startBackground(bgCtx context.Context) *sync.WaitGroup {
 			}
 		})
 	}
-	return &wg
+	return &wg, nil
 }
 
 // serve answers HTTP on ln and reloads the configuration on SIGHUP until ctx ends (nil) or the server

@@ -194,3 +194,17 @@ func (s *Store) QueueStats(ctx context.Context, queue string) (core.QueueStats, 
 		FROM queue_items WHERE queue = $1`, queue).Scan(&st.Pending, &st.Failed)
 	return st, fail("queue stats", err)
 }
+
+// PendingQueues lists the queues holding queued or running items of kind (of ws, or of all when ws is ""), sorted.
+func (s *Store) PendingQueues(ctx context.Context, kind string, ws core.ID) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT DISTINCT queue FROM queue_items
+		WHERE kind = $1 AND state <> 'failed' AND ($2 = '' OR workspace_id = $2) ORDER BY queue`, kind, ws)
+	if err != nil {
+		return nil, fail("pending queues", err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if out == nil {
+		out = []string{}
+	}
+	return out, fail("pending queues", err)
+}

@@ -8,9 +8,9 @@ import (
 
 // recordCols are the columns every record insert writes, in the order of recordArgs.
 const recordCols = `seq, id, workspace_id, type, title, description_html, description, search_text, status, source,
-	assignee_id, product_id, contact_id, company_id, customer_email, reporter, release, timeframe, dedup_key, created_at, updated_at, created_by, import_run_id`
+	assignee_id, product_id, contact_id, company_id, customer_email, reporter, release, timeframe, dedup_key, created_at, updated_at, created_by, import_run_id, origin`
 
-const recordColCount = 23
+const recordColCount = 24
 
 // recordArgs are one row's values for recordCols.
 func recordArgs(seq int64, ws core.ID, nr core.NewRecord, contactID, companyID string) []any {
@@ -30,7 +30,7 @@ func recordArgs(seq int64, ws core.ID, nr core.NewRecord, contactID, companyID s
 	}
 	return []any{seq, nr.ID, ws, nr.Type, nr.Title, html, nr.Description, nr.SearchText, nr.Status, nr.Source,
 		nullID(nr.AssigneeID), nullID(nr.ProductID), nullID(core.ID(contactID)), nullID(core.ID(companyID)), email,
-		nr.Reporter, nr.Release, nr.Timeframe, dedup, ms(nr.CreatedAt), ms(nr.UpdatedAt), createdBy(nr), nullID(nr.ImportRun)}
+		nr.Reporter, nr.Release, nr.Timeframe, dedup, ms(nr.CreatedAt), ms(nr.UpdatedAt), createdBy(nr), nullID(nr.ImportRun), nr.Origin}
 }
 
 // placeholders returns n groups of "(?, ?, …)" with cols marks each.

@@ -212,3 +212,22 @@ func int64Column(rows *sql.Rows, err error) ([]int64, error) {
 		return v, err
 	})
 }
+
+// PendingQueues lists the queues holding queued or running items of kind (of ws, or of all when ws is ""), sorted.
+func (s *Store) PendingQueues(ctx context.Context, kind string, ws core.ID) ([]string, error) {
+	rows, err := s.rq.QueryContext(ctx, `SELECT DISTINCT queue FROM queue_items
+		WHERE kind = ? AND state <> 'failed' AND (? = '' OR workspace_id = ?) ORDER BY queue`, kind, ws, ws)
+	if err != nil {
+		return nil, s.fail("pending queues", err)
+	}
+	defer rows.Close()
+	out := []string{}
+	for rows.Next() {
+		var q string
+		if err := rows.Scan(&q); err != nil {
+			return nil, s.fail("pending queues", err)
+		}
+		out = append(out, q)
+	}
+	return out, s.fail("pending queues", rows.Err())
+}

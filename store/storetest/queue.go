@@ -44,6 +44,27 @@ func (f *fixture) stats(q string) core.QueueStats {
 }
 
 var queueTests = map[string]func(t *testing.T, f *fixture){
+	"PendingQueues": func(t *testing.T, f *fixture) {
+		ws, ws2 := f.workspace("A", 0).ID, f.workspace("B", 0).ID
+		other := item(ws, "notify:x", "", "n")
+		other.Kind = "notify"
+		f.enqueue(item(ws, "events:b", "", "1"), item(ws, "events:a", "", "2"), item(ws, "events:c", "", "3"), other,
+			item(ws2, "events:z", "", "4"))
+		gone := f.claimItems("events:c", "w", 1, time.Minute)[0]
+		failed, err := f.st.RetryItem(f.ctx, gone, "w", "no", 48*time.Hour)
+		noErr(t, "give up", err)
+		equal(t, "given up", failed, true)
+		f.claimItems("events:a", "w", 1, time.Minute) // running counts as pending
+		qs, err := f.st.PendingQueues(f.ctx, "event", ws)
+		noErr(t, "pending queues", err)
+		equal(t, "queues with pending events, sorted, without the failed-only one", qs, []string{"events:a", "events:b"})
+		qs, err = f.st.PendingQueues(f.ctx, "event", "")
+		noErr(t, "pending queues of all workspaces", err)
+		equal(t, "every workspace's", qs, []string{"events:a", "events:b", "events:z"})
+		qs, err = f.st.PendingQueues(f.ctx, "nothing", "")
+		noErr(t, "pending queues of an unused kind", err)
+		equal(t, "none", qs, []string{})
+	},
 	"EnqueueClaimFinish": func(t *testing.T, f *fixture) {
 		ws := f.workspace("A", 0).ID
 		first, second := item(ws, "events:crm", "", "1"), item(ws, "events:crm", "", "2")

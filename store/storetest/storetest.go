@@ -36,6 +36,7 @@ func Run(t *testing.T, open func(t *testing.T) core.Store) {
 		{"QueueOrder", queueOrderTests},
 		{"Outbox", outboxTests},
 		{"OutboxMoves", outboxMoveTests},
+		{"Notify", notifyTests},
 		{"Signals", signalTests},
 		{"Leases", leaseTests},
 		{"Members", memberTests},

@@ -1,0 +1,246 @@
+// Package queueworker drains one queue of the store's general durable queue (core.Queue): it claims due
+// items under a lease, hands each to a Handler with at most Concurrency in flight, and settles each by the
+// handler's answer — done (removed), retried later with exponential backoff and jitter (or after the wait
+// the other side asked for), or given up on and kept as failed. Events to subscribers use it, one Worker
+// per subscriber; any other outbound work on the queue (notifications) can use it the same way.
+//
+// A Handler must finish within Timeout, which is kept shorter than the lease, so an item is never handled
+// by two holders at once while its holder lives; a holder that dies leaves its items claimable again when
+// their lease runs out (at least once, never lost). Order per item key is the queue's: an item is not
+// claimable while an earlier one of its key is pending, so concurrency never reorders one key's items.
+package queueworker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/feedbridge/feedbridge/core"
+)
+
+// Handler does the work of one item. A nil error settles it as done. An error is retried after a backoff
+// (RetryAfter asks for a given wait, Permanent gives the item up at once, keeping it as failed); its text
+// is kept on the item, so it must hold no secret.
+type Handler func(ctx context.Context, it core.QueueItem) error
+
+// Outcome is how an item was settled.
+type Outcome string
+
+// The outcomes an Observer sees.
+const (
+	Done     Outcome = "done"     // handled, removed from the queue
+	Retried  Outcome = "retried"  // failed, due again later
+	Failed   Outcome = "failed"   // given up on, kept as failed
+	Released Outcome = "released" // given back untouched (shutdown)
+	Lost     Outcome = "lost"     // could not be settled (lease lost or store error): due again when the lease runs out
+)
+
+// Observer learns of every settled item (metrics, status); err is the handler's error, nil when done.
+type Observer interface {
+	Settled(it core.QueueItem, outcome Outcome, err error, took time.Duration)
+}
+
+// Config is one worker's settings; zero values take the defaults noted.
+type Config struct {
+	Queue       string        // the queue drained (required)
+	Holder      string        // lease holder id, unique per process and worker (required)
+	Concurrency int           // items in flight at once (default 4)
+	Lease       time.Duration // claim lease (default 60s); must exceed Timeout
+	Timeout     time.Duration // bound on one Handler call (default Lease - 10s, at least Lease/2)
+	Poll        time.Duration // how often an idle worker looks for due items (default 1s)
+	// Delay is the wait before the next try after attempts failed tries; retryAfter > 0 is what the other
+	// side asked for. Default core.RetryDelay (doubling from a few seconds, with jitter).
+	Delay    func(attempts int, retryAfter time.Duration) time.Duration
+	Observer Observer // optional
+	Log      *logrus.Entry
+}
+
+// Worker drains one queue; make it with New, run it with Run.
+type Worker struct {
+	q    core.Queue
+	h    Handler
+	cfg  Config
+	wake chan struct{}
+}
+
+// New checks cfg, fills its defaults and returns a worker for queue cfg.Queue of q.
+func New(q core.Queue, h Handler, cfg Config) (*Worker, error) {
+	if cfg.Queue == "" || cfg.Holder == "" || h == nil || q == nil {
+		return nil, errors.New("queueworker: queue, holder, handler and store are required")
+	}
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = 4
+	}
+	if cfg.Lease <= 0 {
+		cfg.Lease = 60 * time.Second
+	}
+	if cfg.Timeout <= 0 || cfg.Timeout >= cfg.Lease {
+		cfg.Timeout = max(cfg.Lease-10*time.Second, cfg.Lease/2)
+	}
+	if cfg.Poll <= 0 {
+		cfg.Poll = time.Second
+	}
+	if cfg.Delay == nil {
+		cfg.Delay = func(n int, ra time.Duration) time.Duration { return core.RetryDelay(n, ra, nil) }
+	}
+	if cfg.Log == nil {
+		l := logrus.New()
+		l.SetLevel(logrus.PanicLevel)
+		cfg.Log = logrus.NewEntry(l)
+	}
+	return &Worker{q: q, h: h, cfg: cfg, wake: make(chan struct{}, 1)}, nil
+}
+
+// Wake makes an idle worker look for items now instead of at its next poll (after a write enqueued some).
+func (w *Worker) Wake() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// settleTimeout bounds the store call that settles an item, also after Run's context ended.
+const settleTimeout = 10 * time.Second
+
+// Run claims and handles items until ctx ends, then waits for the items in flight: their handlers' context
+// ends with ctx, and an item whose handler was cut short by that is given back untouched.
+func (w *Worker) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	free := make(chan struct{}, w.cfg.Concurrency) // one token per free slot
+	for range w.cfg.Concurrency {
+		free <- struct{}{}
+	}
+	for {
+		n := 0 // slots free right now: wait for one, then take the rest that are free
+		select {
+		case <-ctx.Done():
+			return
+		case <-free:
+			n = 1
+		}
+	drain:
+		for n < w.cfg.Concurrency {
+			select {
+			case <-free:
+				n++
+			default:
+				break drain
+			}
+		}
+		items, err := w.claim(ctx, n)
+		if err != nil {
+			w.cfg.Log.WithError(err).Warn("queue: claim failed")
+		}
+		for range n - len(items) {
+			free <- struct{}{}
+		}
+		for _, it := range items {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				w.handle(ctx, it)
+				free <- struct{}{}
+				w.Wake() // the next item of its key may be claimable now
+			}()
+		}
+		if len(items) == 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-w.wake:
+			case <-time.After(w.cfg.Poll):
+			}
+		}
+	}
+}
+
+// claim leases up to n items. A claim cut short by ctx could still commit in the database and leave items
+// leased to nobody until their lease ran out, so the claim itself is not cancelled; items claimed after
+// ctx ended are given back at once.
+func (w *Worker) claim(ctx context.Context, n int) ([]core.QueueItem, error) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+	defer cancel()
+	items, err := w.q.ClaimItems(cctx, w.cfg.Queue, w.cfg.Holder, n, w.cfg.Lease)
+	if ctx.Err() != nil {
+		for _, it := range items {
+			_ = w.q.ReleaseItem(cctx, it, w.cfg.Holder)
+		}
+		return nil, nil
+	}
+	return items, err
+}
+
+func (w *Worker) handle(ctx context.Context, it core.QueueItem) {
+	start := time.Now()
+	hctx, cancel := context.WithTimeout(ctx, w.cfg.Timeout)
+	err := w.call(hctx, it)
+	cancel()
+	took := time.Since(start)
+	sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+	defer scancel()
+	log := w.cfg.Log.WithFields(logrus.Fields{"queue": it.Queue, "item": it.ID, "attempt": it.Attempts})
+	var outcome Outcome
+	var serr error
+	switch {
+	case err == nil:
+		outcome, serr = Done, w.q.FinishItem(sctx, it, w.cfg.Holder)
+	case ctx.Err() != nil:
+		outcome, serr = Released, w.q.ReleaseItem(sctx, it, w.cfg.Holder)
+	default:
+		var failed bool
+		failed, serr = w.q.RetryItem(sctx, it, w.cfg.Holder, truncate(err.Error()), w.delay(it, err))
+		outcome = Retried
+		if failed {
+			outcome = Failed
+			log.WithError(err).Warn("queue: item given up on and kept as failed")
+		} else {
+			log.WithError(err).Info("queue: item will be retried")
+		}
+	}
+	if serr != nil {
+		log.WithError(serr).Warn("queue: could not settle item; it is due again when its lease runs out")
+		outcome = Lost
+	}
+	if w.cfg.Observer != nil {
+		w.cfg.Observer.Settled(it, outcome, err, took)
+	}
+}
+
+// call runs the handler, turning a panic into an error so one bad item cannot stop the worker.
+func (w *Worker) call(ctx context.Context, it core.QueueItem) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("handler panicked: %v", r)
+		}
+	}()
+	return w.h(ctx, it)
+}
+
+// delay is the wait before the item's next try; a permanent error waits past any give-up time.
+func (w *Worker) delay(it core.QueueItem, err error) time.Duration {
+	var p *permanentError
+	if errors.As(err, &p) {
+		return max(it.RetryFor, core.DefaultRetryFor) + time.Hour
+	}
+	var ra *retryAfterError
+	after := time.Duration(0)
+	if errors.As(err, &ra) {
+		after = ra.after
+	}
+	return w.cfg.Delay(it.Attempts, after)
+}
+
+// maxErrorLen bounds the error text kept on an item.
+const maxErrorLen = 500
+
+func truncate(s string) string {
+	if len(s) <= maxErrorLen {
+		return s
+	}
+	return s[:maxErrorLen] + "…"
+}
