@@ -10,7 +10,7 @@ import (
 	"github.com/feedbridge/feedbridge/core"
 )
 
-// §2.2: keys, plans and suspension; §2.1: the rate limit.
+// Keys, plans and suspension; the rate limit.
 
 func TestKeyHeaders(t *testing.T) {
 	eachStore(t, func(t *testing.T, open opener) {

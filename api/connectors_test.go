@@ -20,7 +20,7 @@ func TestConnectorsListsOnlyConfiguredEntries(t *testing.T) {
 		}})
 		ctx := context.Background()
 		for _, name := range []string{"kept", "gone"} {
-			must(t, e.svc.ReportConnector(ctx, core.ConnectorStatus{Workspace: e.ws.ID, Name: name, Kind: "csv", State: "waiting"}))
+			must(t, e.svc.ReportConnector(ctx, core.ConnectorStatus{Workspace: e.ws.ID, Name: name, Kind: "csv", State: "running"}))
 		}
 		var got []map[string]any
 		e.get("/api/connectors").want(t, 200).decode(t, &got)
@@ -46,11 +46,11 @@ func TestReadyzFailingPersistsUntilASuccess(t *testing.T) {
 		state, lastError string
 		failing          bool
 	}{
-		{"connecting", "", false},
+		{"starting", "", false},
 		{"error", "login failed", true},
-		{"connecting", "login failed", true},
+		{"starting", "login failed", true},
 		{"error", "login failed", true},
-		{"connecting", "login failed", true},
+		{"starting", "login failed", true},
 		{"running", "", false},
 		{"error", "connection reset", true},
 		{"stopped", "connection reset", false},

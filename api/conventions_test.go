@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// §2.1 and §7: content types, bad bodies, limits, request ids, 404/405 and the error body.
+// Content types, bad bodies, limits, request ids, 404/405 and the error body.
 
 func TestContentType(t *testing.T) {
 	eachStore(t, func(t *testing.T, open opener) {

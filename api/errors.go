@@ -40,7 +40,7 @@ func badRequest(code, format string, args ...any) *apiError {
 
 var errMissingKey = fmt.Errorf("missing api key: %w", core.ErrUnauthorized)
 
-// errorBody is the contract's error shape (§2.1); error_id only on 5xx.
+// errorBody is the contract's error shape; error_id only on 5xx.
 type errorBody struct {
 	Success bool   `json:"success"`
 	Error   string `json:"error"`

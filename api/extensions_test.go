@@ -13,7 +13,7 @@ import (
 	"github.com/feedbridge/feedbridge/core"
 )
 
-// §2.9 lookups, §2.10 extensions, §6 signals and the operational endpoints.
+// Lookups, extensions, signals and the operational endpoints.
 
 func TestLookups(t *testing.T) {
 	eachStore(t, func(t *testing.T, open opener) {
@@ -73,7 +73,7 @@ func TestImportsAndConnectors(t *testing.T) {
 
 		must(t, e.svc.ReportConnector(ctx, core.ConnectorStatus{Workspace: e.ws.ID, Name: "support-inbox", Kind: "email",
 			State: "running", LastSuccessAt: time.Date(2026, 11, 22, 9, 30, 0, 0, time.UTC), LastError: "dial tcp: timeout"}))
-		must(t, e.svc.ReportConnector(ctx, core.ConnectorStatus{Workspace: e.ws.ID, Name: "acme-slack", Kind: "slack", State: "idle"}))
+		must(t, e.svc.ReportConnector(ctx, core.ConnectorStatus{Workspace: e.ws.ID, Name: "acme-slack", Kind: "slack", State: "running"}))
 		var cs []map[string]any
 		e.get("/api/connectors").want(t, 200).decode(t, &cs)
 		byName := map[string]map[string]any{}

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// §2.3 verify, §2.4 feedback, §2.5 sources.
+// Verify, feedback and sources.
 
 func TestVerify(t *testing.T) {
 	eachStore(t, func(t *testing.T, open opener) {

@@ -10,7 +10,7 @@ import (
 	"github.com/feedbridge/feedbridge/core"
 )
 
-// §2.6 ideas, the plan limit and Idempotency-Key.
+// Ideas, the plan limit and Idempotency-Key.
 
 func TestIdeaCreate(t *testing.T) {
 	eachStore(t, func(t *testing.T, open opener) {

@@ -20,7 +20,7 @@ func TestWorkspaceIsolation(t *testing.T) {
 		fb := e.post("/api/records/feedback", `{"title":"Mine too","description":"zebra crossing"}`).want(t, 201).object(t)["id"].(string)
 		run, err := e.svc.StartImport(ctx, e.ws.ID, "cli", "mine.csv")
 		must(t, err)
-		must(t, e.svc.ReportConnector(ctx, core.ConnectorStatus{Workspace: e.ws.ID, Name: "mine", Kind: "csv", State: "idle"}))
+		must(t, e.svc.ReportConnector(ctx, core.ConnectorStatus{Workspace: e.ws.ID, Name: "mine", Kind: "csv", State: "running"}))
 		completeInsights(t, e, map[core.ID][]core.Insight{core.ID(fb): {{Kind: "praise", Summary: "s", Quote: "q", Sentiment: "positive",
 			SentimentScore: 0.5, Themes: []string{"zebra"}, Tags: []string{}, Extractor: "builtin"}}})
 

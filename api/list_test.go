@@ -13,7 +13,7 @@ import (
 	"github.com/feedbridge/feedbridge/core"
 )
 
-// §2.7 record objects and §2.8 GET /records.
+// Record objects and GET /records.
 
 func TestRecordShapes(t *testing.T) {
 	eachStore(t, func(t *testing.T, open opener) {

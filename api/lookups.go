@@ -6,7 +6,7 @@ import (
 	"github.com/feedbridge/feedbridge/core"
 )
 
-// lookups serves one of the label sets of §2.9.
+// lookups serves one of the API's label sets (tags, products, users).
 func (h *handlers) lookups(w http.ResponseWriter, r *http.Request, list func(ws core.ID) ([]core.Lookup, error)) {
 	if _, err := parseQuery(r.URL.RawQuery, nil); err != nil {
 		writeError(w, r, err)

@@ -103,7 +103,7 @@ func parseTimeBound(name, v string, end bool) (time.Time, error) {
 	return time.Time{}, badRequest("invalid "+name, "%s must be an RFC 3339 timestamp or a YYYY-MM-DD date.", name)
 }
 
-// signalView is the signal object of contract §6.
+// signalView is the signal object of the API.
 type signalView struct {
 	Theme        string         `json:"theme"`
 	Count        int            `json:"count"`

@@ -8,7 +8,7 @@ import (
 
 // The response shapes of the contract. Absent strings are "", empty arrays [], only importance is null.
 
-// feedbackView is POST /records/feedback's answer: exactly the ten fields of §2.4.
+// feedbackView is POST /records/feedback's answer: exactly its ten fields.
 type feedbackView struct {
 	ID            core.ID `json:"id"`
 	Title         string  `json:"title"`
@@ -29,7 +29,7 @@ func newFeedbackView(r core.Record) feedbackView {
 	}
 }
 
-// recordView is the record of §2.7. accounts, release and timeframe are pointers so that each appears only
+// recordView is the record object. accounts, release and timeframe are pointers so that each appears only
 // on the record types that have it, and then even when empty.
 type recordView struct {
 	ID            core.ID   `json:"id"`
@@ -136,7 +136,7 @@ type verifyView struct {
 	Message     string  `json:"message"`
 }
 
-// ImportRunView is the import run object of §5.3, with the failure reason of a failed run as "error". The
+// ImportRunView is the import run object of the contract, with the failure reason of a failed run as "error". The
 // CLI prints the same object for `import csv --json` and `import runs --json`.
 type ImportRunView struct {
 	ID         core.ID `json:"id"`

@@ -34,7 +34,7 @@ type TargetRow struct {
 	Ratio  string // measured ÷ bound, or the ratio itself for ratio targets
 }
 
-// targets lists every measurable target of issues 2–7 and 18, in issue order.
+// targets lists every measurable target, in the order RESULTS.md shows them.
 func targets() []Target {
 	const api, pg, csv = "./api:", "./store/postgres:", "./connectors/csvimport:"
 	rows := []Target{
@@ -105,7 +105,7 @@ func moveTargets() []Target {
 	}
 }
 
-// fairTargets are issue 18's: a victim's listings beside an attacker's long searches, the queue's drain
+// fairTargets are the fair shares' targets: a victim's listings beside an attacker's long searches, the queue's drain
 // beside the create rate, and a probe's insights beside another workspace's backlog, on both stores.
 func fairTargets() []Target {
 	const ins = "./insights:"

@@ -1,4 +1,4 @@
-// Package cli is feedbridge's command line (contract §3): the daemon, migrations and the admin commands,
+// Package cli is feedbridge's command line: the daemon, migrations and the admin commands,
 // each working straight on the configured store. Errors exit 1, usage errors 2.
 package cli
 

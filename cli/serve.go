@@ -36,11 +36,9 @@ func (a *app) serveCommand() *cobra.Command {
 }
 
 // daemonGCPercent is the garbage collector's target for the daemon when GOGC is not set. Its live heap is
-// small, so letting the heap grow to three times it rather than twice costs a few MB and saves collector
-// CPU that the connectors and the store can use: BenchmarkIngest in connectors/email (10,000 messages, which
-// runs with the same value, so its figures are the daemon's) went from 27-35 to 19-29 µs of collector CPU per
-// message, and its peak heap from 13-16 MB to 21-28 MB (20-31 MB once the benchmark collected before its
-// clock; earlier peaks of up to 56 MB were the benchmark's own setup garbage).
+// small, so letting the heap grow to three times it rather than twice costs little memory and saves
+// collector CPU that the connectors and the store can use. BenchmarkIngest in connectors/email runs with the
+// same value, so its collector CPU and peak heap per message are the daemon's (figures in bench/RESULTS.md).
 const daemonGCPercent = 200
 
 // setGCPercent applies daemonGCPercent unless the operator chose with GOGC.

@@ -4,7 +4,24 @@
 // masks and documents entries from the registered structs without naming a kind; the daemon builds every
 // kind that has entries, runs the Sets and mounts the routes of those that serve HTTP. A kind's Build
 // goes through Entries, which decodes every entry and checks what all entries share (name, workspace) the
-// same way for every kind, and its entries embed Entry (logger, lease, status).
+// same way for every kind, and its entries embed Entry (logger, lease, status). Everything a kind may ask
+// of the rest of feedbridge, leases included, is the Service interface it gets as Env.Service.
+//
+// The kit's rules, each checked for every kind by connectortest:
+//   - Defaults: an entry decodes onto the value Kind.Config returns, and each key it leaves out takes its
+//     field's `default` tag (Decode). A kind never re-applies a default; Entry.Given says which keys an
+//     entry gave, for a kind that fills the others from elsewhere (the webhook presets).
+//   - Metrics: a kind makes and registers its collectors in one function passed to Metrics, which runs it
+//     once per registry however many times the kind is built (the daemon builds each kind 1+N times).
+//   - Source labels: records go through core.Service, which stores only labels of the source set; a
+//     configured `source` key outside the set is refused when the configuration is checked.
+//   - HTTP: a kind that fetches uses HTTPClient (no proxy, same-host https redirects, private addresses
+//     refused unless allowed).
+//   - Refused items: Entry.Refused (Board.Refused for requests) counts an item the entry will not store
+//     and shows the count and the last reason in GET /api/connectors.
+//   - States: Report and Flush take a State of the kit's vocabulary (States).
+//   - Faults: Entry.Fail keeps the error value; a suspended workspace is core.ErrWorkspaceNotFound,
+//     checked with errors.Is, never by a word of the message.
 package connectors
 
 import (
@@ -23,19 +40,23 @@ import (
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/sirupsen/logrus"
-
-	"github.com/feedbridge/feedbridge/core"
 )
 
 // Env is what a connector gets from the daemon.
 type Env struct {
-	Service *core.Service
+	// Service is the connector's one door to the rest of feedbridge, leases included (see Service); nil
+	// when the configuration is only checked.
+	Service Service
 	Log     *logrus.Entry
 	Metrics prometheus.Registerer
-	Leases  core.Leases
 	Holder  string      // this replica's identity for leases
 	Lease   LeaseTiming // how exclusive entries hold their lease; zero: ShortLeases
 	Now     func() time.Time
+	// Faults, when set, is told every fault an entry reports (Entry.Fail) with its error value; the
+	// daemon leaves it nil, the conformance suite checks with it how faults are reported.
+	Faults func(kind, name string, err error)
+
+	kind string // the kind being built (WithKind): keys its metrics
 }
 
 // Builder makes the Set of one kind from its raw config entries. It validates without network calls.
@@ -60,7 +81,9 @@ type Updater interface {
 	Update(ctx context.Context, next Set) (started, stopped []string, err error)
 }
 
-// Decode fills out, a pointer to a kind's config struct, from one raw entry. Unknown keys are an error
+// Decode fills out, a pointer to a kind's config struct, from one raw entry: the keys the entry gives are
+// decoded, the others keep the value out held, or else the default of their `default` tag (see
+// tagDefaults). Unknown keys are an error
 // naming them; durations accept Go syntax ("60s"). Secret fields keep their raw value ("file:/path" stays
 // as written, read at use by Secret.Value), but each one is read once here so that a missing or unreadable
 // secret file is reported when the config is checked, not at the first use.
@@ -76,6 +99,18 @@ func Decode(entry map[string]any, out any) error {
 // one it decoded whole but with problems (unknown keys, an unreadable secret file), whose other keys can
 // still be checked.
 func decode(entry map[string]any, out any) (problems []error, err error) {
+	rv := reflect.ValueOf(out)
+	if rv.Kind() != reflect.Pointer || rv.Elem().Kind() != reflect.Struct {
+		return nil, fmt.Errorf("connectors: decode into %T, want a pointer to a struct", out)
+	}
+	rv = rv.Elem()
+	def := reflect.New(rv.Type()).Elem()
+	def.Set(rv)
+	if err := tagDefaults(def.Addr()); err != nil {
+		return nil, err
+	}
+	rv.SetZero()
+	defer keepDefaults(rv, def, givenKeys(entry, "", nil), "")
 	var md mapstructure.Metadata
 	dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{
 		Result:           out,
@@ -142,8 +177,8 @@ func EntryName(entry map[string]any, i int) string {
 	return fmt.Sprintf("#%d", i+1)
 }
 
-// WithDefaults fills what a test or `config check` may leave out: the clock, a silent logger, the
-// Service as the leases and this process as the lease holder. Every kind's Build calls it, so the entries
+// WithDefaults fills what a test or `config check` may leave out: the clock, a silent logger and this
+// process as the lease holder. Every kind's Build calls it, so the entries
 // of all kinds start from the same environment.
 func (e Env) WithDefaults() Env {
 	if e.Now == nil {
@@ -154,9 +189,6 @@ func (e Env) WithDefaults() Env {
 		l.SetOutput(io.Discard)
 		e.Log = logrus.NewEntry(l)
 	}
-	if e.Leases == nil && e.Service != nil {
-		e.Leases = e.Service
-	}
 	if e.Holder == "" {
 		host, _ := os.Hostname()
 		e.Holder = host + "-" + strconv.Itoa(os.Getpid())
@@ -166,6 +198,7 @@ func (e Env) WithDefaults() Env {
 
 // WithKind returns a copy of env whose logger names the connector kind.
 func (e Env) WithKind(kind string) Env {
+	e.kind = kind
 	if e.Log != nil {
 		e.Log = e.Log.WithField("connector_kind", kind)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/sirupsen/logrus"
 
 	"github.com/feedbridge/feedbridge/core"
@@ -24,9 +25,12 @@ type Entry struct {
 	Workspace core.ID
 	Log       *logrus.Entry
 
-	svc         *core.Service // nil when the config is only checked
-	lastSuccess time.Time
-	lastError   string
+	svc     Service // nil when the config is only checked
+	given   map[string]bool
+	faults  func(kind, name string, err error)
+	counted prometheus.Counter // feedbridge_connector_refused_total of the entry
+	now     func() time.Time
+	note
 }
 
 // NewEntry checks the name and workspace of c, a pointer to a decoded config struct whose string fields
@@ -43,7 +47,13 @@ func NewEntry(kind string, c any, env Env) (Entry, error) {
 		errs = append(errs, errors.New("workspace: must be a workspace id (24 lowercase hex characters)"))
 	}
 	log := env.Log.WithFields(logrus.Fields{"connector_kind": kind, "connector": name, "workspace": ws})
-	return Entry{Kind: kind, Name: name, Workspace: id, Log: log, svc: env.Service}, errors.Join(errs...)
+	en := Entry{Kind: kind, Name: name, Workspace: id, Log: log, svc: env.Service, faults: env.Faults, now: env.Now}
+	if km, err := kitMetricsOf(env); err != nil {
+		errs = append(errs, err)
+	} else {
+		en.counted = km.refused.WithLabelValues(kind, name)
+	}
+	return en, errors.Join(errs...)
 }
 
 // identity reads the name and workspace keys of a decoded config struct.
@@ -81,29 +91,50 @@ func Entries[C, E any](kind string, raw []map[string]any, env Env, parse func(en
 	)
 	seen := make(map[string]bool, len(raw))
 	for i, r := range raw {
-		var (
-			c        C
-			problems []error
-		)
-		unknown, err := decode(r, &c)
+		var problems []error
+		c := newConfig[C](kind)
+		unknown, err := decode(r, c)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", EntryName(r, i), err))
 			continue
 		}
 		problems = append(problems, unknown...)
-		en, err := NewEntry(kind, &c, env)
+		en, err := NewEntry(kind, c, env)
+		en.given = givenKeys(r, "", nil)
 		problems = append(problems, err)
 		if seen[en.Name] {
 			problems = append(problems, errors.New("name: is used by another entry"))
 		}
 		seen[en.Name] = en.Name != ""
-		e, err := parse(en, &c)
+		e, err := parse(en, c)
 		problems = append(problems, err)
 		if n := len(errs); appendNamed(&errs, EntryName(r, i), problems) == n {
 			out = append(out, e)
 		}
 	}
 	return out, errors.Join(errs...)
+}
+
+// newConfig is the value an entry of kind decodes onto: what the registered Kind.Config returns when it is
+// a *C, else a zero C (a kind being tested before it registers).
+func newConfig[C any](kind string) *C {
+	if k, ok := Lookup(kind); ok {
+		if c, ok := k.Config().(*C); ok {
+			return c
+		}
+	}
+	return new(C)
+}
+
+// Given reports whether the entry's configuration gives key ("signature_prefix", "mapping.title"), even
+// blank: a kind that fills keys from elsewhere (a preset) fills only those the entry left out.
+func (e *Entry) Given(key string) bool { return e.given[key] }
+
+// Given says which keys a raw entry gives, as Entry.Given does, for a kind's tests that decode an entry
+// themselves.
+func Given(entry map[string]any) func(key string) bool {
+	g := givenKeys(entry, "", nil)
+	return func(key string) bool { return g[key] }
 }
 
 // appendNamed appends each problem, prefixed by the entry's name, to errs and returns the new length.
@@ -135,21 +166,46 @@ func (e *Entry) RunExclusive(ctx context.Context, env Env, fn func(ctx context.C
 // Succeeded notes a success at t; the last error no longer describes the entry.
 func (e *Entry) Succeeded(t time.Time) { e.lastSuccess, e.lastError = t, "" }
 
-// Failed notes a fault of feedbridge or of the outside source, kept until the next success. msg is shown by
-// GET /api/connectors: it must hold no secret.
-func (e *Entry) Failed(msg string) { e.lastError = msg }
+// Fail notes a fault of feedbridge or of the outside source, kept until the next success. Its message is
+// shown by GET /api/connectors: it must hold no secret. err keeps its chain for whoever checks it (with
+// errors.Is): a suspended or deleted workspace is core.ErrWorkspaceNotFound, and the conformance suite
+// checks that a kind reports it as that error, not as a word in a message.
+func (e *Entry) Fail(err error) {
+	if err == nil {
+		return
+	}
+	e.lastError = err.Error()
+	if e.faults != nil {
+		e.faults(e.Kind, e.Name, err)
+	}
+}
+
+// Refused notes an item the entry read but will not store as it is (a message it cannot parse, a row
+// without a title): it is counted (feedbridge_connector_refused_total) and GET /api/connectors shows the
+// count with the last reason after the last error, until the entry restarts. A success does not clear
+// it. reason must hold no secret; it should say what the sender can fix.
+func (e *Entry) Refused(reason string) {
+	now := time.Now
+	if e.now != nil {
+		now = e.now
+	}
+	e.refuse(reason, now())
+	if e.counted != nil {
+		e.counted.Inc()
+	}
+}
 
 // LastSuccess is when the entry last succeeded; zero before its first success.
 func (e *Entry) LastSuccess() time.Time { return e.lastSuccess }
 
 // Report writes the entry's state with its last success and error for GET /api/connectors. A store that is
 // down costs a log line; without a service (config check) nothing is written.
-func (e *Entry) Report(ctx context.Context, state string) {
+func (e *Entry) Report(ctx context.Context, state State) {
 	if e.svc == nil {
 		return
 	}
-	st := core.ConnectorStatus{Workspace: e.Workspace, Name: e.Name, Kind: e.Kind, State: state,
-		LastSuccessAt: e.lastSuccess, LastError: e.lastError}
+	st := core.ConnectorStatus{Workspace: e.Workspace, Name: e.Name, Kind: e.Kind, State: string(state),
+		LastSuccessAt: e.lastSuccess, LastError: e.shownError("items")}
 	if err := e.svc.ReportConnector(ctx, st); err != nil && ctx.Err() == nil {
 		e.Log.WithError(err).Warn(e.Kind + ": report connector status")
 	}

@@ -127,20 +127,20 @@ func TestEntryReport(t *testing.T) {
 		}
 		return sts[0]
 	}
-	en.Failed("mailbox unreachable")
-	en.Report(ctx, "error")
+	en.Fail(errors.New("mailbox unreachable"))
+	en.Report(ctx, StateError)
 	if s := status(); s.Kind != "probe_kit" || s.Name != "inbox" || s.State != "error" || s.LastError != "mailbox unreachable" || !s.LastSuccessAt.IsZero() {
 		t.Errorf("after a failure: %+v", s)
 	}
 	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	en.Succeeded(at)
-	en.Report(ctx, "running")
+	en.Report(ctx, StateRunning)
 	if s := status(); s.State != "running" || s.LastError != "" || !s.LastSuccessAt.Equal(at) || !en.LastSuccess().Equal(at) {
 		t.Errorf("after a success: %+v", s)
 	}
 	// Without a service (config check) there is nothing to write to, and nothing fails.
 	offline, _ := NewEntry("probe_kit", &kitConfig{Name: "inbox", Workspace: string(ws.ID)}, Env{})
-	offline.Report(ctx, "running")
+	offline.Report(ctx, StateRunning)
 }
 
 func TestBackoff(t *testing.T) {

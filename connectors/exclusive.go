@@ -56,7 +56,7 @@ func RunExclusive(ctx context.Context, env Env, lock string, fn func(ctx context
 		// An answer later than TTL would be of no use: the lease could have run out by then.
 		sent := time.Now()
 		actx, cancel := context.WithTimeout(ctx, timing.TTL)
-		ok, err := env.Leases.TryAcquire(actx, lock, env.Holder, timing.TTL)
+		ok, err := env.Service.TryAcquire(actx, lock, env.Holder, timing.TTL)
 		cancel()
 		if err != nil && ctx.Err() == nil {
 			log.WithError(err).Warn("lease: acquire failed")
@@ -68,7 +68,7 @@ func RunExclusive(ctx context.Context, env Env, lock string, fn func(ctx context
 		log.Info("lease: acquired")
 		holdAndRun(ctx, env, lock, timing, sent, fn)
 		release, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		if err := env.Leases.Release(release, lock, env.Holder); err != nil {
+		if err := env.Service.Release(release, lock, env.Holder); err != nil {
 			log.WithError(err).Warn("lease: release failed")
 		} else {
 			log.Info("lease: released")
@@ -115,7 +115,7 @@ func holdAndRun(ctx context.Context, env Env, lock string, timing LeaseTiming, s
 		// The renewal may take until the fence at most: past it the work has stopped anyway.
 		sent := time.Now()
 		rctx, rcancel := context.WithDeadline(runCtx, deadline)
-		ok, err := env.Leases.TryAcquire(rctx, lock, env.Holder, timing.TTL)
+		ok, err := env.Service.TryAcquire(rctx, lock, env.Holder, timing.TTL)
 		rcancel()
 		switch {
 		case err != nil:

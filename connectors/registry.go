@@ -9,8 +9,6 @@ import (
 	"sync"
 
 	"github.com/sirupsen/logrus"
-
-	"github.com/feedbridge/feedbridge/core"
 )
 
 // Kind is one connector kind as it joins the registry: the key under `connectors:` in the config, the
@@ -20,16 +18,17 @@ type Kind struct {
 	Name string
 	// Summary is one sentence for the generated configuration reference.
 	Summary string
-	// Config returns a new entry: a pointer to the kind's config struct, holding its defaults. Its koanf
-	// tags name the keys, its doc tags describe them, and a field of type Secret (or a map of them) holds
-	// a secret: that is the whole spec the config package validates, masks and documents from.
+	// Config returns a new entry: a pointer to the kind's config struct. Its koanf tags name the keys, its
+	// doc tags describe them, its default tags give the value of a key an entry leaves out (the kit
+	// applies them: see Decode), and a field of type Secret (or a map of them) holds a secret: that is the
+	// whole spec the config package validates, masks, documents and defaults from.
 	Config func() any
 	// Build makes the Set from the kind's raw entries without any network call. env.Service is nil when
 	// the config is only being checked (`feedbridge config check`), so Build must not use it.
 	Build Builder
 	// Sweep, when set, is a housekeeping task the daemon runs for the kind until ctx ends, whether or not
 	// the config has entries of it (the csv kind closes import runs whose process died).
-	Sweep func(ctx context.Context, svc *core.Service, log *logrus.Entry)
+	Sweep func(ctx context.Context, svc Service, log *logrus.Entry)
 }
 
 var (
@@ -38,7 +37,7 @@ var (
 )
 
 // Register adds a kind; each connector package calls it from its own init. An empty or malformed name, a
-// name taken twice or a kind without Config or Build panics, so a wiring mistake fails at start.
+// name taken twice, a kind without Config or Build or a default tag that does not fit its field panics, so a wiring mistake fails at start.
 func Register(k Kind) {
 	if !validKindName(k.Name) {
 		panic(fmt.Sprintf("connectors: Register: bad kind name %q", k.Name))
@@ -48,6 +47,9 @@ func Register(k Kind) {
 	}
 	if t := reflect.TypeOf(k.Config()); t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
 		panic(fmt.Sprintf("connectors: Register: kind %q: Config must return a pointer to a struct", k.Name))
+	}
+	if _, err := k.Defaults(); err != nil {
+		panic(fmt.Sprintf("connectors: Register: %v", err))
 	}
 	registryMu.Lock()
 	defer registryMu.Unlock()

@@ -3,12 +3,9 @@ package connectors
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"sync"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/feedbridge/feedbridge/core"
 )
@@ -17,7 +14,7 @@ import (
 // when Flush is called (periodically, and at start and stop): writing on every event would add a store
 // write to each record for a figure nobody reads at that rate.
 type Board struct {
-	svc  *core.Service
+	svc  Service
 	kind string
 	now  func() time.Time
 	mu   sync.Mutex
@@ -26,18 +23,14 @@ type Board struct {
 }
 
 type boardRow struct {
-	name        string
-	workspace   core.ID
-	lastSuccess time.Time
-	lastError   string
-	refusals    int // requests refused for failed authentication since the board was made
-	lastRefusal string
-	refusedAt   time.Time
-	dirty       bool
+	name      string
+	workspace core.ID
+	note
+	dirty bool
 }
 
 // NewBoard makes a board for one kind's entries; svc may be nil (config check), and then Flush does nothing.
-func NewBoard(svc *core.Service, kind string, now func() time.Time) *Board {
+func NewBoard(svc Service, kind string, now func() time.Time) *Board {
 	if now == nil {
 		now = time.Now
 	}
@@ -54,7 +47,7 @@ func (b *Board) Add(name string, ws core.ID) {
 }
 
 // Remove writes the entry's last state (a stopped entry's) and forgets it; Flush no longer writes it.
-func (b *Board) Remove(ctx context.Context, name, state string) error {
+func (b *Board) Remove(ctx context.Context, name string, state State) error {
 	b.mu.Lock()
 	r := b.rows[name]
 	if r == nil {
@@ -69,7 +62,7 @@ func (b *Board) Remove(ctx context.Context, name, state string) error {
 		return nil
 	}
 	return b.svc.ReportConnector(ctx, core.ConnectorStatus{Workspace: row.workspace, Name: row.name, Kind: b.kind,
-		State: state, LastSuccessAt: row.lastSuccess, LastError: row.lastError})
+		State: string(state), LastSuccessAt: row.lastSuccess, LastError: row.shownError("requests")})
 }
 
 // Succeeded notes a success; it clears the last error, which no longer describes the entry.
@@ -100,26 +93,14 @@ func (b *Board) Refused(name, reason string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if r := b.rows[name]; r != nil {
-		r.refusals++
-		r.lastRefusal, r.refusedAt, r.dirty = reason, b.now(), true
+		r.refuse(reason, b.now())
+		r.dirty = true
 	}
-}
-
-// shownError is the row's last_error: the last fault, then the refusals.
-func (r boardRow) shownError() string {
-	if r.refusals == 0 {
-		return r.lastError
-	}
-	ref := fmt.Sprintf("%d requests refused, the last at %s: %s", r.refusals, r.refusedAt.UTC().Format(time.RFC3339), r.lastRefusal)
-	if r.lastError == "" {
-		return ref
-	}
-	return r.lastError + "; " + ref
 }
 
 // Flush writes the state of every entry that changed since the last flush (every entry when all is
 // true); a store that is down only costs the returned error.
-func (b *Board) Flush(ctx context.Context, state string, all bool) error {
+func (b *Board) Flush(ctx context.Context, state State, all bool) error {
 	if b.svc == nil {
 		return nil
 	}
@@ -135,34 +116,13 @@ func (b *Board) Flush(ctx context.Context, state string, all bool) error {
 		if !row.dirty && !all {
 			continue
 		}
-		st := core.ConnectorStatus{Workspace: row.workspace, Name: row.name, Kind: b.kind, State: state,
-			LastSuccessAt: row.lastSuccess, LastError: row.shownError()}
+		st := core.ConnectorStatus{Workspace: row.workspace, Name: row.name, Kind: b.kind, State: string(state),
+			LastSuccessAt: row.lastSuccess, LastError: row.shownError("requests")}
 		if err := b.svc.ReportConnector(ctx, st); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// CounterVec registers a counter on reg, or returns the one already registered under that name (a second
-// Set of the same kind, a reload), so two instances of a connector can coexist. A nil reg keeps it private.
-func CounterVec(reg prometheus.Registerer, opts prometheus.CounterOpts, labels ...string) (*prometheus.CounterVec, error) {
-	c := prometheus.NewCounterVec(opts, labels)
-	if reg == nil {
-		return c, nil
-	}
-	if err := reg.Register(c); err != nil {
-		var dup prometheus.AlreadyRegisteredError
-		if !errors.As(err, &dup) {
-			return nil, err
-		}
-		existing, ok := dup.ExistingCollector.(*prometheus.CounterVec)
-		if !ok {
-			return nil, err
-		}
-		return existing, nil
-	}
-	return c, nil
 }
 
 // Sleep waits for d or until ctx ends, whichever comes first, and reports whether the full time passed.

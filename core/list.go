@@ -40,8 +40,8 @@ type Page struct {
 	Next    string
 }
 
-// Listing limits. MaxSearch bounds the search term: matching cost grows faster than its length (a
-// 100,000-character term took seconds, a 1 MiB one minutes), and no real search is longer.
+// Listing limits. MaxSearch bounds the search term: matching cost grows faster than its length, so a term
+// far longer than any real search would hold a reader for a long time.
 const (
 	DefaultPageSize = 100
 	MaxPageSize     = 1000

@@ -118,31 +118,22 @@ type BulkResult struct {
 // Store is the persistence of every workspace. Every method that reads or writes tenant data takes the
 // workspace id, and an id of another workspace behaves exactly like an absent one (ErrNotFound). Failures
 // of the backend itself (down, unreachable) wrap ErrUnavailable.
+//
+// It is made of one interface per role, so that a part of the daemon that needs one role names only that
+// one (the insight pool: QueueStore, RecordStore and LookupStore): RecordStore for records and what is
+// written with them, LookupStore for the labels records point to, QueueStore for durable work, Leases for
+// work that runs on one replica, and AdminStore for workspaces, keys, members and the store itself.
 type Store interface {
-	// Workspaces and keys.
-	CreateWorkspace(ctx context.Context, w Workspace) error
-	Workspace(ctx context.Context, id ID) (Workspace, error)
-	Workspaces(ctx context.Context) ([]Workspace, error)
-	UpdateWorkspace(ctx context.Context, w Workspace) error // name, plan, idea limit, suspended
-	CreateAPIKey(ctx context.Context, k APIKey) error
-	APIKeys(ctx context.Context, ws ID) ([]APIKey, error)
-	RevokeAPIKey(ctx context.Context, keyID ID, at time.Time) error
-	// KeyByHash finds an active (not revoked) key and its workspace; ErrNotFound otherwise.
-	KeyByHash(ctx context.Context, hash string) (APIKey, Workspace, error)
+	RecordStore
+	LookupStore
+	QueueStore
+	Leases
+	AdminStore
+}
 
-	// Lookups. PutLookups returns the stored items: a label that exists (case-insensitively) is not duplicated.
-	PutLookups(ctx context.Context, ws ID, kind LookupKind, labels []string) ([]Lookup, error)
-	Lookups(ctx context.Context, ws ID, kind LookupKind) ([]Lookup, error) // sorted by label, case-insensitive
-	CreateUser(ctx context.Context, ws ID, u User) error
-	Users(ctx context.Context, ws ID) ([]User, error) // sorted by name, case-insensitive
-	// PutCompany creates a company or renames the one with that domain.
-	PutCompany(ctx context.Context, ws ID, c Company) (Company, error)
-	Companies(ctx context.Context, ws ID) ([]Company, error)
-	// CompanyList returns at most q.Limit companies of ws after q.After, by FeedbackCount descending, then
-	// id; Company one of them (ErrNotFound otherwise).
-	CompanyList(ctx context.Context, ws ID, q CompanyQuery) ([]Company, error)
-	Company(ctx context.Context, ws ID, id ID) (Company, error)
-
+// RecordStore holds records and what is written or read with them: their moves, the connectors'
+// checkpoints (written in a record's transaction), import runs, insights and signals.
+type RecordStore interface {
 	// Records. CreateRecord returns created=false with the earlier record for a repeated DedupKey or a
 	// replayed idempotency key; unknown tag, product or assignee ids give *ValidationError naming the id.
 	CreateRecord(ctx context.Context, ws ID, r NewRecord) (rec Record, created bool, err error)
@@ -163,11 +154,9 @@ type Store interface {
 	// Records that move.
 	RecordMoves
 
-	// Connector state.
+	// Connector checkpoints.
 	Checkpoint(ctx context.Context, ws ID, name string) (string, error) // "" when none
 	SetCheckpoint(ctx context.Context, ws ID, c Checkpoint) error
-	PutConnectorStatus(ctx context.Context, st ConnectorStatus) error
-	ConnectorStatuses(ctx context.Context, ws ID) ([]ConnectorStatus, error)
 
 	// Import runs.
 	// PutImportRun inserts or updates a run by id, and writes events (import.finished) in the same
@@ -182,6 +171,32 @@ type Store interface {
 	// deletes, as it was, in its own transaction.
 	UndoImport(ctx context.Context, run ID, outbox func(ws ID) *Outbox) (UndoResult, error)
 
+	// Insights and signals.
+	Insights(ctx context.Context, ws ID, recordID ID) ([]Insight, error)
+	InsightRows(ctx context.Context, ws ID, from, to time.Time) ([]InsightRow, error)
+	// ThemeSignals aggregates a window's insights by theme in the store (GET /records/signals).
+	ThemeSignals(ctx context.Context, ws ID, q SignalQuery) ([]ThemeSignal, error)
+}
+
+// LookupStore holds the labels records point to: tags, products, users and companies.
+type LookupStore interface {
+	// Lookups. PutLookups returns the stored items: a label that exists (case-insensitively) is not duplicated.
+	PutLookups(ctx context.Context, ws ID, kind LookupKind, labels []string) ([]Lookup, error)
+	Lookups(ctx context.Context, ws ID, kind LookupKind) ([]Lookup, error) // sorted by label, case-insensitive
+	CreateUser(ctx context.Context, ws ID, u User) error
+	Users(ctx context.Context, ws ID) ([]User, error) // sorted by name, case-insensitive
+	// PutCompany creates a company or renames the one with that domain.
+	PutCompany(ctx context.Context, ws ID, c Company) (Company, error)
+	Companies(ctx context.Context, ws ID) ([]Company, error)
+	// CompanyList returns at most q.Limit companies of ws after q.After, by FeedbackCount descending, then
+	// id; Company one of them (ErrNotFound otherwise).
+	CompanyList(ctx context.Context, ws ID, q CompanyQuery) ([]Company, error)
+	Company(ctx context.Context, ws ID, id ID) (Company, error)
+}
+
+// QueueStore holds durable work, each piece claimed with a lease: insight jobs, deliveries kept for a
+// connector's worker, and the general queue of outbound work.
+type QueueStore interface {
 	// Insight queue: insight jobs are items of the general queue (InsightQueue); these are its views for the
 	// insight pool. Claim leases up to n due jobs (queued, or running with an expired lease) to worker,
 	// shared fairly between workspaces (Queue's ClaimFair).
@@ -208,8 +223,6 @@ type Store interface {
 	// RetryInsightJobs requeues failed jobs: one by id, or all when id is "" (of ws, or all when ws is "").
 	RetryInsightJobs(ctx context.Context, ws ID, id ID) (int, error)
 	InsightQueueDepth(ctx context.Context) (int, error)
-	Insights(ctx context.Context, ws ID, recordID ID) ([]Insight, error)
-	InsightRows(ctx context.Context, ws ID, from, to time.Time) ([]InsightRow, error)
 	// Deliveries: input a connector answered before writing it (core.Delivery), kept on the general queue
 	// (DeliveryQueue of the entry) until its records are written. ClaimDeliveries leases
 	// up to n due deliveries of the entry (queued ones whose time has come, and running ones whose lease ran
@@ -224,16 +237,31 @@ type Store interface {
 
 	// The general durable queue of outbound work (see Queue).
 	Queue
+}
+
+// AdminStore holds workspaces and their keys, connector statuses, console members and the store's own
+// state.
+type AdminStore interface {
+	// Workspaces and keys.
+	CreateWorkspace(ctx context.Context, w Workspace) error
+	Workspace(ctx context.Context, id ID) (Workspace, error)
+	Workspaces(ctx context.Context) ([]Workspace, error)
+	UpdateWorkspace(ctx context.Context, w Workspace) error // name, plan, idea limit, suspended
+	CreateAPIKey(ctx context.Context, k APIKey) error
+	APIKeys(ctx context.Context, ws ID) ([]APIKey, error)
+	RevokeAPIKey(ctx context.Context, keyID ID, at time.Time) error
+	// KeyByHash finds an active (not revoked) key and its workspace; ErrNotFound otherwise.
+	KeyByHash(ctx context.Context, hash string) (APIKey, Workspace, error)
+
+	// Connector statuses (GET /api/connectors).
+	PutConnectorStatus(ctx context.Context, st ConnectorStatus) error
+	ConnectorStatuses(ctx context.Context, ws ID) ([]ConnectorStatus, error)
+
+	// Console members, sign-in links and sessions.
+	MemberStore
 
 	// StoreSecret returns a secret the store made once for itself ("cursor": the key that signs cursors).
 	StoreSecret(ctx context.Context, name string) ([]byte, error)
-	// ThemeSignals aggregates a window's insights by theme in the store (GET /records/signals).
-	ThemeSignals(ctx context.Context, ws ID, q SignalQuery) ([]ThemeSignal, error)
-
-	// Leases coordinate replicas: one holder per name at a time.
-	Leases
-	// Console members, sign-in links and sessions.
-	MemberStore
 
 	Ping(ctx context.Context) error
 	Close() error

@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 )
 
-// Limits of the contract (§2.1), in characters.
+// Limits of the contract, in characters.
 const (
 	MaxTitle        = 500
 	MaxDescription  = 100_000

@@ -9,26 +9,20 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/sirupsen/logrus"
 
-	"github.com/feedbridge/feedbridge/api"
 	"github.com/feedbridge/feedbridge/config"
 	"github.com/feedbridge/feedbridge/connectors"
 	_ "github.com/feedbridge/feedbridge/connectors/all" // every connector kind
 	"github.com/feedbridge/feedbridge/console"
 	"github.com/feedbridge/feedbridge/core"
-	"github.com/feedbridge/feedbridge/events"
 	"github.com/feedbridge/feedbridge/store"
-	"github.com/feedbridge/feedbridge/suggest"
 )
 
 // Options are the flags of `serve` that are not configuration.
@@ -61,103 +55,30 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 		return fmt.Errorf("open store: %w", err)
 	}
 	defer st.Close()
+	d := &server{cfg: cfg, opts: opts, log: log, st: st}
 
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	reg.MustRegister(buildInfo(opts.Version))
-	metrics, err := api.NewMetrics(reg)
-	if err != nil {
+	if err := d.buildService(); err != nil {
 		return err
 	}
-	faults := &core.Faults{}
-	workers, err := newWorkers(cfg, st, faults, reg, log)
-	if err != nil {
-		return err
-	}
-	obs := observers{metrics}
-	if workers != nil {
-		obs = append(obs, workers) // a new feedback wakes an idle pool at once
-	}
-	svc := core.NewService(st, core.Options{
-		Companies: core.NewCompanyResolver(cfg.Companies.PersonalDomains.Add, cfg.Companies.PersonalDomains.Remove),
-		Observer:  obs,
-		Faults:    faults,
-		Sources:   cfg.SourceSet(),
-		Matcher:   suggest.New(st, suggest.Options{}),
-		// Event bodies show a record exactly as the API does.
-		RecordView: api.NewRecordView,
-	})
-
 	if opts.Demo {
-		if err := seedDemo(ctx, svc, cfg, opts.Out); err != nil {
+		if err := seedDemo(ctx, d.svc, cfg, opts.Out); err != nil {
 			return err
 		}
 	}
-
 	bgCtx, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopBackground()
-	env := connectors.Env{Service: svc, Log: log.WithField("component", "connectors"), Metrics: reg, Leases: st, Holder: holderID(),
-		Lease: leaseTiming(cfg.Store.URL), Now: time.Now}
-	sup := newSupervisor(bgCtx, env, log.WithField("component", "connectors"))
-	if err := sup.apply(cfg.Connectors); err != nil {
-		return fmt.Errorf("connectors: %w", err)
-	}
-	defer sup.wait()
-	subs, err := cfg.Subscribers()
-	if err != nil {
+	if err := d.startConnectors(bgCtx); err != nil {
 		return err
 	}
-	// Delivery runs on the background context: it stops after HTTP, so the events of the last requests
-	// are committed (and kept) before the workers stop; whatever is not delivered waits in the store.
-	deliver, err := events.New(bgCtx, events.Options{Queue: st, Subscribe: svc.SetSubscribers, Holder: env.Holder,
-		Log: log, Metrics: reg})
-	if err != nil {
+	defer d.sup.wait()
+	if err := d.startEvents(bgCtx); err != nil {
 		return err
 	}
-	deliver.Apply(subs)
-	defer deliver.Wait()
-	var reloads *reloader
-	srv := api.New(svc, api.Options{
-		Log:       log.WithField("component", "http"),
-		RateLimit: api.RateLimit{PerSecond: cfg.HTTP.RateLimit.PerSecond, Burst: cfg.HTTP.RateLimit.Burst},
-		Metrics:   metrics,
-		// The registered kinds, so the document lists every kind this binary runs.
-		ConnectorKinds: connectors.Names(),
-		Sources:        cfg.SourceSet().Labels(),
-		// The connectors' routes (Slack's) change with reloads; the supervisor serves the current ones.
-		// The console's more specific patterns win over the supervisor's catch-all.
-		Extra: func(mux *http.ServeMux) {
-			mux.Handle("/", sup)
-			if cfg.Console.Enabled {
-				console.New(svc, console.Options{Log: log.WithField("component", "console"), PublicURL: cfg.Console.PublicURL,
-					UploadDir: cfg.Console.UploadDir, UploadLimit: cfg.Console.MaxUpload}).Register(mux)
-			}
-		},
-		// Set before the server serves: reloads is assigned just below.
-		Configured:  configuredFunc(func() map[string][]map[string]any { return reloads.current().Connectors }),
-		Subscribers: deliver.Status,
-	})
-	reloads, err = newReloader(cfg, opts.Reload, sup, srv, log.WithField("component", "reload"), faults, reg)
-	reloads.events = deliver
-	if err != nil {
+	defer d.deliver.Wait()
+	if err := d.buildHTTP(); err != nil {
 		return err
 	}
-	pool, err := newConnPool(cfg.HTTP.MaxConnections, cfg.HTTP.MaxConnectionsPerClient, reg)
-	if err != nil {
-		return err
-	}
-	httpSrv := &http.Server{
-		Handler:           reserveGuard(srv.Handler()),
-		ReadHeaderTimeout: cfg.HTTP.ReadHeaderTimeout,
-		ReadTimeout:       cfg.HTTP.ReadTimeout,
-		WriteTimeout:      cfg.HTTP.WriteTimeout,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    cfg.HTTP.MaxHeaderBytes,
-		ConnState:         pool.track,
-		ConnContext:       connContext,
-		ErrorLog:          nil,
-	}
-	ln, err := listen(cfg.HTTP, pool)
+	ln, err := listen(cfg.HTTP, d.pool)
 	if err != nil {
 		return err
 	}
@@ -173,67 +94,19 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 	if opts.Listening != nil {
 		opts.Listening(ln.Addr().String())
 	}
-
-	var wg sync.WaitGroup
-	nt, err := startNotify(bgCtx, &wg, cfg, svc, st, env.Holder, reg, log.WithField("component", "notify"))
+	background, err := d.startBackground(bgCtx)
 	if err != nil {
 		return err
 	}
-	reloads.onApply = append(reloads.onApply, nt.apply)
-	// Each kind's sweep runs whatever the config holds (a killed CLI import leaves a run to close).
-	for _, k := range connectors.Kinds() {
-		if k.Sweep != nil {
-			wg.Go(func() {
-				k.Sweep(bgCtx, svc, log.WithFields(logrus.Fields{"component": "connectors", "connector_kind": k.Name}))
-			})
-		}
+	if err := d.serve(ctx, ln, hup); err != nil {
+		stopBackground()
+		background.Wait()
+		return err
 	}
-	if workers != nil {
-		wg.Go(func() {
-			if err := workers.Run(bgCtx); err != nil {
-				log.WithError(err).Error("insight workers stopped")
-			}
-		})
-	}
-
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- httpSrv.Serve(ln) }()
-wait:
-	for {
-		select {
-		case <-ctx.Done():
-			break wait
-		case <-hup:
-			if opts.Reload == nil {
-				log.Warn("reload: SIGHUP ignored: this daemon has no configuration loader")
-				continue
-			}
-			reloads.reload()
-		case err := <-serveErr:
-			stopBackground()
-			wg.Wait()
-			return fmt.Errorf("http server: %w", err)
-		}
-	}
-
-	log.Info("shutting down: handing leases back, finishing in-flight requests")
-	var handover sync.WaitGroup
-	handover.Go(sup.stopExclusive)
-	shutCtx, cancel := context.WithTimeout(context.Background(), reloads.current().HTTP.ShutdownTimeout)
-	defer cancel()
-	if err := httpSrv.Shutdown(shutCtx); err != nil {
-		log.WithError(err).Warn("http shutdown did not finish in time")
-	}
-	handover.Wait()
-	stopBackground()
-	sup.wait()
-	wg.Wait()
-	log.Info("stopped")
+	d.shutdown(stopBackground, background)
 	return nil
 }
 
-// leaseTiming is short where replicas share the store and wait to take over each other's entries
-// (PostgreSQL), long where one process owns it (SQLite).
 func leaseTiming(url string) connectors.LeaseTiming {
 	if storeKind(url) == "postgres" {
 		return connectors.ShortLeases

@@ -12,6 +12,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/feedbridge/feedbridge/connectors"
+	"github.com/feedbridge/feedbridge/core"
 )
 
 // unitKey names what the supervisor starts and stops on its own: one entry of a kind whose entries run
@@ -42,6 +43,7 @@ type unit struct {
 type supervisor struct {
 	ctx    context.Context // the units' parent; it ends at shutdown
 	env    connectors.Env
+	faults *core.Faults // the failing entries /readyz lists; a removed entry's is cleared
 	log    *logrus.Entry
 	mu     sync.Mutex // one apply at a time
 	units  map[unitKey]*unit
@@ -49,8 +51,8 @@ type supervisor struct {
 	wg     sync.WaitGroup
 }
 
-func newSupervisor(ctx context.Context, env connectors.Env, log *logrus.Entry) *supervisor {
-	s := &supervisor{ctx: ctx, env: env, log: log, units: map[unitKey]*unit{}}
+func newSupervisor(ctx context.Context, env connectors.Env, faults *core.Faults, log *logrus.Entry) *supervisor {
+	s := &supervisor{ctx: ctx, env: env, faults: faults, log: log, units: map[unitKey]*unit{}}
 	s.routes.Store(http.NewServeMux())
 	return s
 }
@@ -189,8 +191,8 @@ func (s *supervisor) apply(byKind map[string][]map[string]any) error {
 	for key, u := range fresh {
 		s.start(key, u)
 	}
-	if s.env.Service != nil {
-		clearRemovedFaults(s.env.Service.Faults(), byKind)
+	if s.faults != nil {
+		clearRemovedFaults(s.faults, byKind)
 	}
 	sort.Strings(stopped)
 	sort.Strings(started)

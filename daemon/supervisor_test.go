@@ -36,7 +36,7 @@ func TestReloadRestartsOnlyChangedWebhooks(t *testing.T) {
 	}
 	logger, hook := test.NewNullLogger()
 	logger.SetLevel(logrus.InfoLevel)
-	sup := newSupervisor(ctx, connectors.Env{Service: svc, Log: logrus.NewEntry(logger), Now: time.Now}, logrus.NewEntry(logger))
+	sup := newSupervisor(ctx, connectors.Env{Service: svc, Log: logrus.NewEntry(logger), Now: time.Now}, svc.Faults(), logrus.NewEntry(logger))
 	defer sup.wait()
 	defer cancel()
 	hookEntry := func(name, secret string) map[string]any {

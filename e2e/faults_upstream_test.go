@@ -165,7 +165,7 @@ connectors:
 	f.set("ok")
 	eventually(t, 30*time.Second, "the import recovers", func() bool {
 		cs := connectorStatus(t, d, key, "https-feed")
-		return cs.State == "waiting" && cs.LastError == "" && cs.LastSuccessAt != ""
+		return cs.State == "running" && cs.LastError == "" && cs.LastSuccessAt != ""
 	})
 	if _, names := failing(t, d); slices.Contains(names, "csv:https-feed") {
 		t.Errorf("/readyz still names the recovered source: %v", names)

@@ -5,7 +5,7 @@ package insights
 
 import "context"
 
-// Kinds of insight (contract §6).
+// Kinds of insight.
 const (
 	KindRequest  = "request"
 	KindProblem  = "problem"
@@ -13,7 +13,7 @@ const (
 	KindQuestion = "question"
 )
 
-// Sentiment labels (contract §6).
+// Sentiment labels.
 const (
 	SentimentPositive = "positive"
 	SentimentNeutral  = "neutral"

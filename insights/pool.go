@@ -38,7 +38,7 @@ type PoolConfig struct {
 // holder died and let the lease run out), runs the extractor, stores the insights, and on failure requeues
 // the job with exponential backoff or, after the last attempt, keeps it as failed.
 type Pool struct {
-	store   core.Store
+	store   Store
 	ex      Extractor
 	cfg     PoolConfig
 	log     *logrus.Entry
@@ -79,8 +79,17 @@ const completers = 2
 // maxComplete bounds the jobs one write completes.
 const maxComplete = 64
 
+// Store is the part of core.Store the pool uses: it claims and completes insight jobs, reads the records
+// they are about and the workspace's labels. It works beside the service rather than through it because
+// a job is the store's own work, queued with its record in the record's transaction.
+type Store interface {
+	core.QueueStore
+	core.RecordStore
+	core.LookupStore
+}
+
 // NewPool wires a pool to its store and extractor. It fails only when its metrics cannot be registered.
-func NewPool(store core.Store, ex Extractor, cfg PoolConfig) (*Pool, error) {
+func NewPool(store Store, ex Extractor, cfg PoolConfig) (*Pool, error) {
 	if store == nil || ex == nil {
 		return nil, errors.New("insights: pool needs a store and an extractor")
 	}

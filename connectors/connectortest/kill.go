@@ -58,7 +58,7 @@ func runChild(t *testing.T, raw string) {
 	}
 	defer st.Close()
 	svc := core.NewService(st, core.Options{})
-	set, mux := build(t, spec.Kind, spec.Entry, connectors.Env{Service: svc, Leases: svc, Holder: killHolder, Now: time.Now})
+	set, mux := build(t, spec.Kind, spec.Entry, connectors.Env{Service: svc, Holder: killHolder, Now: time.Now})
 	if mux != nil {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {

@@ -7,8 +7,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -80,6 +82,16 @@ type running struct {
 	clock *clock
 	kind  string
 	name  string
+
+	mu     sync.Mutex
+	faults []error // what the entry reported with Entry.Fail
+}
+
+// reported is every fault the entry reported so far.
+func (r *running) reported() []error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.faults)
 }
 
 // start builds the case's feed entry as the daemon does, runs it until the test ends and serves its
@@ -91,7 +103,14 @@ func start(t *testing.T, c Case) *running {
 	feed := c.Feed(t, live.Workspace, t.TempDir())
 	r := &running{feed: feed, live: live, clock: clk, kind: c.Kind}
 	r.name, _ = feed.Entry["name"].(string)
-	set, mux := build(t, c.Kind, feed.Entry, connectors.Env{Service: live.Service, Leases: live.Service, Holder: "conformance", Now: time.Now})
+	faults := func(kind, name string, err error) {
+		if kind == r.kind && name == r.name {
+			r.mu.Lock()
+			r.faults = append(r.faults, err)
+			r.mu.Unlock()
+		}
+	}
+	set, mux := build(t, c.Kind, feed.Entry, connectors.Env{Service: live.Service, Holder: "conformance", Now: time.Now, Faults: faults})
 	if mux != nil {
 		srv := httptest.NewServer(mux)
 		t.Cleanup(srv.Close)
@@ -339,8 +358,8 @@ func testBad(t *testing.T, c Case) {
 	exactlyOnce(t, r.live, append(good, last...))
 }
 
-// testSuspended delivers to a suspended workspace: nothing is stored and the kind says why (its answer,
-// or the entry's last_error, names the workspace). Once the workspace is active again the input lands,
+// testSuspended delivers to a suspended workspace: nothing is stored and the kind says why (its answer
+// names the workspace; a kind that fetches reports a fault that is core.ErrWorkspaceNotFound). Once the workspace is active again the input lands,
 // read again by a kind that fetches it and resent by the sender of one that answers.
 func testSuspended(t *testing.T, c Case) {
 	r := start(t, c)
@@ -360,12 +379,10 @@ func testSuspended(t *testing.T, c Case) {
 		}
 	}
 	if answers == nil {
-		var last string
-		waitUntil(t, "last_error to name the workspace", func() bool {
-			last = r.lastError(t)
-			return strings.Contains(strings.ToLower(last), "workspace")
+		waitUntil(t, "a fault that is core.ErrWorkspaceNotFound", func() bool {
+			return CheckSuspendedFault(r.reported()) == nil
 		})
-		t.Logf("last_error: %s", last)
+		t.Logf("last_error: %s", r.lastError(t))
 	}
 	if n := len(r.records(t)); n != 0 {
 		t.Fatalf("a suspended workspace took %d records", n)

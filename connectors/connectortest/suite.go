@@ -1,9 +1,12 @@
 // Package connectortest is the conformance suite every connector kind passes, as store/storetest is for
-// the stores: its config struct is a complete spec (each key described, unknown keys refused by config
-// loading, secrets masked by `config show` and reported when their file is missing), and the kind runs
-// against a real SQLite store, shows its entries in GET /api/connectors and stops promptly when asked.
+// the stores: its config struct is a complete spec (each key described, its defaults those of its tags,
+// unknown keys refused by config loading, secrets masked by `config show` and reported when their file
+// is missing), it builds twice against one real metrics registry as the daemon does, and the kind runs
+// against a real SQLite store, shows its entries in GET /api/connectors in the kit's state vocabulary and
+// stops promptly when asked.
 // Fed from outside as its senders would (see Feed), it stores each item once with its source label and
-// company, shows an error for bad input and loses nothing, refuses a suspended workspace, and stores each
+// company, shows an error for bad input and loses nothing, refuses a suspended workspace (a kind that
+// fetches reports it as core.ErrWorkspaceNotFound, checked with errors.Is), and stores each
 // item exactly once when its process is killed with SIGKILL part-way. Each kind's package calls Run from a
 // top-level test with a valid entry of its own.
 package connectortest
@@ -19,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/sirupsen/logrus"
 	"go.yaml.in/yaml/v3"
 
@@ -90,6 +94,9 @@ func testSpec(t *testing.T, k connectors.Kind) {
 		}
 	}
 	walk("", k.Spec())
+	if err := CheckDefaults(k); err != nil {
+		t.Error(err)
+	}
 	// The generated configuration reference documents the kind from the same spec.
 	if ref := string(config.Reference()); !strings.Contains(ref, "## connectors."+k.Name+" entries") {
 		t.Errorf("the configuration reference has no section for %s", k.Name)
@@ -217,7 +224,15 @@ func testRun(t *testing.T, c Case) {
 	logs := &testkit.Buffer{}
 	l := logrus.New()
 	l.SetOutput(io.MultiWriter(logs))
-	env := connectors.Env{Service: svc, Log: logrus.NewEntry(l), Leases: svc, Holder: "conformance", Now: time.Now}
+	env := connectors.Env{Service: svc, Log: logrus.NewEntry(l), Holder: "conformance", Now: time.Now}
+	if err := CheckBuildsTwice(c.Kind, entry, env); err != nil {
+		t.Fatal(err)
+	}
+	// As the daemon does: one build checks the configuration, the next runs, both on one registry.
+	env.Metrics = prometheus.NewRegistry()
+	if _, err := connectors.BuildAll(map[string][]map[string]any{c.Kind: {entry}}, env); err != nil {
+		t.Fatalf("first build: %v", err)
+	}
 	sets, err := connectors.BuildAll(map[string][]map[string]any{c.Kind: {entry}}, env)
 	if err != nil || len(sets) != 1 {
 		t.Fatalf("build: %d sets, %v", len(sets), err)
@@ -240,8 +255,11 @@ func testRun(t *testing.T, c Case) {
 			}
 		}
 		if found != nil {
-			if found.Kind != c.Kind || found.State == "" {
-				t.Errorf("status %+v: want kind %s and a state", *found, c.Kind)
+			if found.Kind != c.Kind {
+				t.Errorf("status %+v: want kind %s", *found, c.Kind)
+			}
+			if err := CheckState(*found); err != nil {
+				t.Error(err)
 			}
 			break
 		}

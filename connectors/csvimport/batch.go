@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/feedbridge/feedbridge/connectors"
 	"github.com/feedbridge/feedbridge/core"
-
 	"github.com/feedbridge/feedbridge/internal/recovery"
 )
 
@@ -23,7 +23,7 @@ import (
 // so the counters, the errors file and the progress calls come out as if the batches had been written one
 // after the other.
 type importer struct {
-	svc      *core.Service
+	svc      connectors.Service
 	ws       core.ID
 	opts     Options
 	now      func() time.Time

@@ -33,12 +33,6 @@ type Config struct {
 	DateOrder    string                       `koanf:"date_order" doc:"How created_at dates of digits only are read: dmy (03.11.2026 is 3 November), mdy or ymd; applies to every row. Without it such a date is refused when both orders make a date. ISO, RFC 3339 and spelled-out months are read as written either way."`
 }
 
-// Defaults for URL sources.
-const (
-	DefaultTimeout  = 60 * time.Second
-	DefaultMaxBytes = 1 << 30
-)
-
 // entrySpec is a validated Config, ready to run (its name and workspace are checked by connectors.Entries).
 type entrySpec struct {
 	Config
@@ -54,7 +48,7 @@ func parseConfig(c Config) (*entrySpec, error) {
 	bad := func(key, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: %s", key, fmt.Sprintf(format, args...)))
 	}
-	e := &entrySpec{Config: c, recordType: core.RecordFeedback}
+	e := &entrySpec{Config: c}
 	if strings.TrimSpace(c.Schedule) == "" {
 		bad("schedule", "is required (cron, e.g. \"0 2 * * *\")")
 	} else if s, err := cron.ParseStandard(c.Schedule); err != nil {
@@ -92,12 +86,10 @@ func parseConfig(c Config) (*entrySpec, error) {
 			bad("archive_dir", "lies inside path's pattern, so archived files would be imported again")
 		}
 	}
-	if c.RecordType != "" {
-		t, ok := core.ParseRecordType(c.RecordType)
-		if !ok {
-			bad("record_type", "must be Idea, Feedback, Feature or Objective")
-		}
+	if t, ok := core.ParseRecordType(c.RecordType); ok {
 		e.recordType = t
+	} else {
+		bad("record_type", "must be Idea, Feedback, Feature or Objective")
 	}
 	if err := ValidateMapping(c.Mapping); err != nil {
 		errs = append(errs, err)
@@ -109,14 +101,8 @@ func parseConfig(c Config) (*entrySpec, error) {
 	} else {
 		e.dateOrder = o
 	}
-	if c.Timeout < 0 || c.MaxBytes < 0 {
-		bad("timeout", "timeout and max_bytes must not be negative")
-	}
-	if e.Timeout == 0 {
-		e.Timeout = DefaultTimeout
-	}
-	if e.MaxBytes == 0 {
-		e.MaxBytes = DefaultMaxBytes
+	if c.Timeout <= 0 || c.MaxBytes <= 0 {
+		bad("timeout", "timeout and max_bytes must be positive")
 	}
 	return e, errors.Join(errs...)
 }

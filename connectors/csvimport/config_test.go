@@ -81,6 +81,9 @@ func TestScheduleNext(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.spec, func(t *testing.T) {
 			c := Config{Name: "n", Workspace: string(core.NewID()), Schedule: tt.spec, Path: "/in/*.csv", ArchiveDir: "/done"}
+			if err := connectors.ApplyDefaults(&c); err != nil {
+				t.Fatal(err)
+			}
 			spec, err := parseConfig(c)
 			if err != nil {
 				t.Fatal(err)

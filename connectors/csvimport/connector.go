@@ -12,17 +12,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/sirupsen/logrus"
 
 	"github.com/feedbridge/feedbridge/connectors"
 	"github.com/feedbridge/feedbridge/core"
-)
-
-// Connector states shown by GET /api/connectors.
-const (
-	StateWaiting   = "waiting"   // scheduled, between runs
-	StateImporting = "importing" // a run is going
-	StateError     = "error"     // the last run failed; last_error says why
 )
 
 // logEvery is how often a long import logs its progress.
@@ -34,7 +28,7 @@ var _ connectors.Builder = Build
 // and returns a Set that runs each entry's schedule on one replica at a time.
 func Build(entries []map[string]any, env connectors.Env) (connectors.Set, error) {
 	env = env.WithDefaults()
-	m, err := newMetrics(env.Metrics)
+	m, err := connectors.Metrics(env, newMetrics)
 	if err != nil {
 		return nil, fmt.Errorf("metrics: %w", err)
 	}
@@ -85,10 +79,10 @@ type entry struct {
 }
 
 func newEntry(en connectors.Entry, spec *entrySpec, env connectors.Env, tlsConf *tls.Config) *entry {
-	m, _ := newMetrics(nil)
+	m, _ := newMetrics(prometheus.NewRegistry())
 	e := &entry{Entry: en, spec: spec, env: env, settle: settleTime, wait: sleep, metrics: m}
 	if spec.url != nil {
-		e.client = newHTTPClient(spec.AllowPrivate, tlsConf)
+		e.client = connectors.HTTPClient(connectors.HTTPOptions{AllowPrivate: spec.AllowPrivate, TLS: tlsConf})
 	}
 	return e
 }
@@ -96,7 +90,7 @@ func newEntry(en connectors.Entry, spec *entrySpec, env connectors.Env, tlsConf 
 // loop runs the schedule while this replica holds the entry's lease.
 func (e *entry) loop(ctx context.Context) error {
 	e.closeInterrupted(ctx)
-	e.Report(ctx, StateWaiting)
+	e.Report(ctx, connectors.StateRunning)
 	for {
 		now := e.env.Now()
 		next := e.spec.schedule.Next(now)
@@ -112,7 +106,7 @@ func (e *entry) loop(ctx context.Context) error {
 
 // runOnce imports what the source has now and reports the outcome.
 func (e *entry) runOnce(ctx context.Context) {
-	e.Report(ctx, StateImporting)
+	e.Report(ctx, connectors.StateBusy)
 	var err error
 	if e.spec.url != nil {
 		err = e.importURL(ctx)
@@ -124,12 +118,12 @@ func (e *entry) runOnce(ctx context.Context) {
 	}
 	if err != nil {
 		e.Log.WithError(err).Error("csv: import failed")
-		e.Failed(err.Error())
-		e.Report(ctx, StateError)
+		e.Fail(err)
+		e.Report(ctx, connectors.StateError)
 		return
 	}
 	e.Succeeded(e.env.Now())
-	e.Report(ctx, StateWaiting)
+	e.Report(ctx, connectors.StateRunning)
 }
 
 // importFiles imports every complete file of the glob and archives it. A file that failed for a passing

@@ -2,7 +2,6 @@ package csvimport
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -10,37 +9,7 @@ import (
 	"net/url"
 	"path"
 	"time"
-
-	"github.com/feedbridge/feedbridge/internal/safenet"
 )
-
-// newHTTPClient builds the client for URL sources: no proxy from the environment (a proxy would be the
-// only host dialled and so escape the address check), bounded connection and header phases, and
-// redirects only to https on the same host so that request headers holding secrets go nowhere else.
-func newHTTPClient(allowPrivate bool, tlsConf *tls.Config) *http.Client {
-	d := safenet.Dialer(allowPrivate)
-	tr := &http.Transport{
-		Proxy:                 nil,
-		DialContext:           d.DialContext,
-		TLSClientConfig:       tlsConf,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ResponseHeaderTimeout: 60 * time.Second,
-		IdleConnTimeout:       30 * time.Second,
-		MaxIdleConns:          2,
-		ForceAttemptHTTP2:     true,
-	}
-	return &http.Client{Transport: tr, CheckRedirect: func(req *http.Request, via []*http.Request) error {
-		switch {
-		case len(via) >= 5:
-			return errors.New("more than 5 redirects")
-		case req.URL.Scheme != "https":
-			return errors.New("redirect away from https refused")
-		case req.URL.Host != via[0].URL.Host:
-			return fmt.Errorf("redirect to another host (%s) refused", req.URL.Hostname())
-		}
-		return nil
-	}}
-}
 
 // urlLabel shows a URL without credentials or query, which may carry tokens: for runs, logs and errors.
 func urlLabel(u *url.URL) string {

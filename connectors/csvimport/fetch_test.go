@@ -134,7 +134,7 @@ func TestURLSourceFailures(t *testing.T) {
 				t.Fatalf("runs %+v, want one failed with %q", runs, tt.want)
 			}
 			st := e.status(t, "crm-url")
-			if st.State != StateError || !strings.Contains(st.LastError, tt.want) {
+			if st.State != string(connectors.StateError) || !strings.Contains(st.LastError, tt.want) {
 				t.Errorf("status %+v", st)
 			}
 			for _, text := range []string{runs[0].Error, st.LastError, e.allLogs()} {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/feedbridge/feedbridge/connectors"
 	"github.com/feedbridge/feedbridge/core"
 )
 
@@ -182,7 +183,7 @@ func TestArchiveTerminates(t *testing.T) {
 		if len(runs) != 1 || runs[0].Status != core.ImportFailed || !strings.Contains(runs[0].Error, "archive") {
 			t.Errorf("runs %+v, want one failed run naming the archive", runs)
 		}
-		if st := e.status(t, "crm"); st.State != StateError || !strings.Contains(st.LastError, "archive") {
+		if st := e.status(t, "crm"); st.State != string(connectors.StateError) || !strings.Contains(st.LastError, "archive") {
 			t.Errorf("status %+v", st)
 		}
 		if recs := e.records(t, core.RecordFeedback); len(recs) != 0 {

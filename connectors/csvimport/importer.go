@@ -12,6 +12,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/feedbridge/feedbridge/connectors"
 	"github.com/feedbridge/feedbridge/core"
 )
 
@@ -63,7 +64,7 @@ func (e *FormatError) Unwrap() error { return e.Err }
 // ImportFile imports one local CSV file as the command line does: the errors file goes beside the input
 // unless opts.ErrorsFile says otherwise. The returned run is the stored run object (not stored on a dry
 // run). A run with bad rows is a success; the error return means the file could not be read or stored.
-func ImportFile(ctx context.Context, svc *core.Service, ws core.ID, path string, opts Options) (core.ImportRun, error) {
+func ImportFile(ctx context.Context, svc connectors.Service, ws core.ID, path string, opts Options) (core.ImportRun, error) {
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
@@ -98,7 +99,7 @@ func (c countingReader) Read(p []byte) (int, error) {
 }
 
 // failedRun records a run that could not even open its input, in one write.
-func failedRun(ctx context.Context, svc *core.Service, ws core.ID, name string, opts Options, cause error) (core.ImportRun, error) {
+func failedRun(ctx context.Context, svc connectors.Service, ws core.ID, name string, opts Options, cause error) (core.ImportRun, error) {
 	run := core.ImportRun{Workspace: ws, Connector: opts.Connector, File: name, Status: core.ImportFailed, Error: cause.Error()}
 	if opts.DryRun {
 		return run, cause
@@ -114,7 +115,7 @@ func failedRun(ctx context.Context, svc *core.Service, ws core.ID, name string, 
 
 // Import reads CSV from r and writes its rows as records; name is the run's file label. Bad rows go to
 // opts.ErrorsFile when set.
-func Import(ctx context.Context, svc *core.Service, ws core.ID, r io.Reader, name string, opts Options) (core.ImportRun, error) {
+func Import(ctx context.Context, svc connectors.Service, ws core.ID, r io.Reader, name string, opts Options) (core.ImportRun, error) {
 	if opts.Connector == "" {
 		opts.Connector = ConnectorCLI
 	}

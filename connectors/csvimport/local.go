@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/feedbridge/feedbridge/connectors"
 	"github.com/feedbridge/feedbridge/core"
 )
 
@@ -101,7 +102,7 @@ func openDropFile(path string) (*os.File, error) {
 
 // importDropFile imports one file of a drop folder: opened by openDropFile, its failure to open
 // recorded as a failed run.
-func importDropFile(ctx context.Context, svc *core.Service, ws core.ID, path string, opts Options) (core.ImportRun, error) {
+func importDropFile(ctx context.Context, svc connectors.Service, ws core.ID, path string, opts Options) (core.ImportRun, error) {
 	f, err := openDropFile(path)
 	if err != nil {
 		return failedRun(ctx, svc, ws, path, opts, err)

@@ -1,8 +1,6 @@
 package csvimport
 
 import (
-	"errors"
-
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/feedbridge/feedbridge/core"
@@ -14,6 +12,7 @@ type metrics struct {
 	runs *prometheus.CounterVec // status: succeeded | failed
 }
 
+// newMetrics makes and registers the kind's metrics; connectors.Metrics calls it once per registry.
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	m := &metrics{
 		rows: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -23,17 +22,9 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "feedbridge_csv_runs_total", Help: "Scheduled CSV import runs, by final status.",
 		}, []string{"connector", "status"}),
 	}
-	if reg == nil {
-		return m, nil
-	}
-	for _, c := range []**prometheus.CounterVec{&m.rows, &m.runs} {
-		if err := reg.Register(*c); err != nil {
-			var dup prometheus.AlreadyRegisteredError
-			if !errors.As(err, &dup) {
-				return nil, err
-			}
-			// Another Build on the same registry (a config reload, a test) shares the series.
-			*c = dup.ExistingCollector.(*prometheus.CounterVec)
+	for _, c := range []prometheus.Collector{m.rows, m.runs} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
 		}
 	}
 	return m, nil

@@ -7,7 +7,6 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/feedbridge/feedbridge/connectors"
-	"github.com/feedbridge/feedbridge/core"
 )
 
 // sweepEvery is how often the daemon closes import runs whose process stopped (their lease has gone
@@ -20,7 +19,7 @@ func init() {
 		Summary: "Scheduled import of CSV files from a local glob or an https:// address; each row becomes a record once.",
 		Config:  func() any { return &Config{} },
 		Build:   Build,
-		Sweep: func(ctx context.Context, svc *core.Service, log *logrus.Entry) {
+		Sweep: func(ctx context.Context, svc connectors.Service, log *logrus.Entry) {
 			SweepAbandoned(ctx, svc, sweepEvery, log)
 		},
 	})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/feedbridge/feedbridge/connectors"
 	"github.com/feedbridge/feedbridge/core"
 )
 
@@ -46,7 +47,7 @@ type runLease struct {
 
 // startRun stores a new running run. Its lease is taken first, under an id chosen here, so that no sweep
 // can take the run for abandoned between the two writes.
-func startRun(ctx context.Context, svc *core.Service, ws core.ID, connector, file string) (core.ImportRun, *runLease, error) {
+func startRun(ctx context.Context, svc connectors.Service, ws core.ID, connector, file string) (core.ImportRun, *runLease, error) {
 	run := core.ImportRun{ID: core.NewID(), Workspace: ws, Connector: connector, File: file, Status: core.ImportRunning, StartedAt: svc.Now()}
 	l := &runLease{leases: svc, name: runLeaseName(run.ID), holder: leaseHolder("run"), stop: make(chan struct{})}
 	if _, err := l.leases.TryAcquire(ctx, l.name, l.holder, runLeaseTTL); err != nil {
@@ -95,7 +96,7 @@ func (l *runLease) release() {
 // CloseAbandoned marks as failed the workspace's runs that are still "running" although no process has
 // renewed their lease for runLeaseTTL, and returns them. A run of another live process keeps its lease, so
 // it is left alone, whichever replica or machine runs it.
-func CloseAbandoned(ctx context.Context, svc *core.Service, ws core.ID) ([]core.ImportRun, error) {
+func CloseAbandoned(ctx context.Context, svc connectors.Service, ws core.ID) ([]core.ImportRun, error) {
 	runs, err := svc.ImportRuns(ctx, ws)
 	if err != nil {
 		return nil, fmt.Errorf("list import runs: %w", err)
@@ -137,7 +138,7 @@ func CloseAbandoned(ctx context.Context, svc *core.Service, ws core.ID) ([]core.
 // SweepAbandoned runs CloseAbandoned on every workspace once per interval until ctx ends. The daemon runs
 // it whatever its config: a killed `feedbridge import csv` into a workspace that no CSV entry serves would
 // otherwise stay "running" until the next import into that workspace.
-func SweepAbandoned(ctx context.Context, svc *core.Service, every time.Duration, log *logrus.Entry) {
+func SweepAbandoned(ctx context.Context, svc connectors.Service, every time.Duration, log *logrus.Entry) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -160,7 +161,7 @@ func SweepAbandoned(ctx context.Context, svc *core.Service, every time.Duration,
 }
 
 // closeAbandoned is CloseAbandoned for an import about to start: a failure is logged, never fatal.
-func closeAbandoned(ctx context.Context, svc *core.Service, ws core.ID, log *logrus.Entry) {
+func closeAbandoned(ctx context.Context, svc connectors.Service, ws core.ID, log *logrus.Entry) {
 	closed, err := CloseAbandoned(ctx, svc, ws)
 	if log == nil {
 		return

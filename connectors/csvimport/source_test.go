@@ -37,6 +37,9 @@ func (e *testEnv) newEntry(t testing.TB, c Config, tlsConf *tls.Config) *entry {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := connectors.ApplyDefaults(&c); err != nil {
+		t.Fatal(err)
+	}
 	spec, err := parseConfig(c)
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +48,7 @@ func (e *testEnv) newEntry(t testing.TB, c Config, tlsConf *tls.Config) *entry {
 }
 
 func (e *testEnv) connEnv(holder string) connectors.Env {
-	return connectors.Env{Service: e.svc, Log: e.log, Leases: e.store, Holder: holder, Now: time.Now}
+	return connectors.Env{Service: e.svc, Log: e.log, Holder: holder, Now: time.Now}
 }
 
 func listDir(t testing.TB, dir string) []string {
@@ -106,7 +109,7 @@ func TestLocalSource(t *testing.T) {
 		t.Errorf("%d records, want 3", n)
 	}
 	st := e.status(t, "crm")
-	if st.State != StateWaiting || st.LastError != "" || st.LastSuccessAt.IsZero() {
+	if st.State != string(connectors.StateRunning) || st.LastError != "" || st.LastSuccessAt.IsZero() {
 		t.Errorf("connector status %+v", st)
 	}
 }
@@ -168,7 +171,7 @@ func TestLocalSourceUnreadableFile(t *testing.T) {
 	if len(runs) != 1 || runs[0].Status != core.ImportFailed || !strings.Contains(runs[0].Error, "no title column") {
 		t.Errorf("runs %+v", runs)
 	}
-	if st := e.status(t, "crm"); st.State != StateError || !strings.Contains(st.LastError, "no title column") {
+	if st := e.status(t, "crm"); st.State != string(connectors.StateError) || !strings.Contains(st.LastError, "no title column") {
 		t.Errorf("status %+v", st)
 	}
 }

@@ -32,7 +32,7 @@ func TestWrongPassword(t *testing.T) {
 		fx := newFixture(t)
 		const wrong = "not-the-password-7f3a"
 		run(t, fx.build(t, fx.entryConfig(tg, map[string]any{"password": wrong})))
-		waitFor(t, 20*time.Second, "the login failure to be reported", func() bool { return fx.status(t).State == StateError })
+		waitFor(t, 20*time.Second, "the login failure to be reported", func() bool { return fx.status(t).State == string(connectors.StateError) })
 		st := fx.status(t)
 		if !strings.Contains(st.LastError, "log in as "+tg.user) {
 			t.Errorf("last_error %q does not say the login failed", st.LastError)

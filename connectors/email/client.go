@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"sync"
 	"time"
 
@@ -14,6 +13,8 @@ import (
 	"github.com/emersion/go-imap/v2/imapclient"
 	"github.com/emersion/go-sasl"
 	"golang.org/x/oauth2"
+
+	"github.com/feedbridge/feedbridge/connectors"
 )
 
 const dialTimeout = 30 * time.Second
@@ -106,8 +107,11 @@ func (e *entry) login(ctx context.Context, c *imapclient.Client) error {
 // entry, so reconnects do not fetch a new token every time.
 func (e *entry) tokenSource(ctx context.Context) oauth2.TokenSource {
 	if e.tokens == nil {
-		// Every refresh keeps this context; its client must give up on a silent endpoint.
-		tctx := context.WithValue(context.WithoutCancel(ctx), oauth2.HTTPClient, &http.Client{Timeout: dialTimeout})
+		// Every refresh keeps this context; its client must give up on a silent endpoint. The token URL is
+		// the operator's own configuration, checked when loaded (https, or http to loopback), so it may be a
+		// private address, as the IMAP server may.
+		client := connectors.HTTPClient(connectors.HTTPOptions{AllowPrivate: true, Timeout: dialTimeout})
+		tctx := context.WithValue(context.WithoutCancel(ctx), oauth2.HTTPClient, client)
 		e.tokens = oauth2.ReuseTokenSource(nil, &refresher{ctx: tctx, conf: e.spec.OAuth2})
 	}
 	return e.tokens

@@ -28,7 +28,7 @@ type Config struct {
 	InternalDomains  []string          `koanf:"internal_domains" doc:"Sender domains of colleagues, who are not customers; only their forwards credit the original sender."`
 	AuthservID       string            `koanf:"authserv_id" doc:"Recommended with internal_domains. The authserv-id of the server that receives your mail: a colleague's forward is trusted only when that server's topmost Authentication-Results shows DMARC pass for the colleague's domain or an SPF or DKIM pass aligned with it. Empty: only an explicit failure distrusts a colleague (config check warns)."`
 	PollInterval     time.Duration     `koanf:"poll_interval" default:"60s" doc:"Polling period when the server has no IDLE."`
-	Idle             *bool             `koanf:"idle" default:"true" doc:"Use IMAP IDLE when offered."`
+	Idle             bool              `koanf:"idle" default:"true" doc:"Use IMAP IDLE when offered."`
 }
 
 // OAuth2Config is the refresh-token flow used with auth xoauth2 (Gmail, Microsoft 365).
@@ -46,15 +46,11 @@ const (
 	SecurityNone     = "none"
 	AuthPassword     = "password"
 	AuthXOAUTH2      = "xoauth2"
-
-	DefaultPollInterval = 60 * time.Second
-	DefaultMailbox      = "INBOX"
 )
 
-// spec is a validated Config with its defaults applied.
+// spec is a validated Config.
 type spec struct {
 	Config
-	idle bool
 }
 
 // checkpointName is the checkpoint that holds this mailbox's UIDVALIDITY and last UID.
@@ -67,10 +63,7 @@ func parseConfig(c Config) (*spec, error) {
 	bad := func(key, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: %s", key, fmt.Sprintf(format, args...)))
 	}
-	s := &spec{Config: c, idle: c.Idle == nil || *c.Idle}
-	if s.Security == "" {
-		s.Security = SecurityTLS
-	}
+	s := &spec{Config: c}
 	s.Security = strings.ToLower(s.Security)
 	switch s.Security {
 	case SecurityTLS, SecurityStartTLS, SecurityNone:
@@ -81,9 +74,6 @@ func parseConfig(c Config) (*spec, error) {
 		bad("server", "%v", err)
 	} else if s.Security == SecurityNone && !c.AllowInsecure && !isLoopback(host) {
 		bad("security", "none sends the password in clear; allowed only to a loopback server unless allow_insecure is true")
-	}
-	if s.Auth == "" {
-		s.Auth = AuthPassword
 	}
 	s.Auth = strings.ToLower(s.Auth)
 	if strings.TrimSpace(c.Username) == "" {
@@ -99,18 +89,15 @@ func parseConfig(c Config) (*spec, error) {
 	default:
 		bad("auth", "must be password or xoauth2, not %q", c.Auth)
 	}
-	if s.Mailbox == "" {
-		s.Mailbox = DefaultMailbox
+	if strings.TrimSpace(s.Mailbox) == "" {
+		bad("mailbox", "must name a mailbox")
 	}
 	for key, m := range map[string]string{"processed_mailbox": c.ProcessedMailbox, "failed_mailbox": c.FailedMailbox} {
 		if m != "" && strings.EqualFold(m, s.Mailbox) {
 			bad(key, "must differ from mailbox %q", s.Mailbox)
 		}
 	}
-	switch {
-	case c.PollInterval == 0:
-		s.PollInterval = DefaultPollInterval
-	case c.PollInterval < 0:
+	if c.PollInterval <= 0 {
 		bad("poll_interval", "must be positive")
 	}
 	return s, errors.Join(errs...)

@@ -94,7 +94,7 @@ func TestConfigDefaults(t *testing.T) {
 	}
 	sp := s.(*set).entries[0].spec
 	if sp.Server != "imap.example.com:993" || sp.Security != SecurityTLS || sp.Auth != AuthPassword || sp.Mailbox != "INBOX" ||
-		sp.PollInterval != time.Minute || !sp.idle {
+		sp.PollInterval != time.Minute || !sp.Idle {
 		t.Errorf("defaults: %+v", sp.Config)
 	}
 	// The password stays a file reference and is read at each login.

@@ -2,6 +2,7 @@ package email
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/feedbridge/feedbridge/connectors"
@@ -13,7 +14,10 @@ var _ connectors.Builder = Build
 // returns a Set that polls each mailbox on one replica at a time.
 func Build(entries []map[string]any, env connectors.Env) (connectors.Set, error) {
 	env = env.WithDefaults()
-	m := newMetrics(env.Metrics)
+	m, err := connectors.Metrics(env, newMetrics)
+	if err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
 	es, err := connectors.Entries(Kind, entries, env, func(en connectors.Entry, c *Config) (*entry, error) {
 		sp, err := parseConfig(*c)
 		if err != nil {

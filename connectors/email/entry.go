@@ -15,14 +15,6 @@ import (
 	"github.com/feedbridge/feedbridge/connectors"
 )
 
-// Connector states shown by GET /api/connectors.
-const (
-	StateConnecting = "connecting" // dialling or logging in
-	StateRunning    = "running"    // connected, mailbox read up to date, waiting for mail
-	StateError      = "error"      // the last attempt failed; retrying with backoff, last_error says why
-	StateStopped    = "stopped"    // the daemon shut down
-)
-
 // statusEvery throttles status writes while everything is fine; state changes are written at once.
 const statusEvery = 10 * time.Second
 
@@ -40,7 +32,7 @@ type entry struct {
 	backoff      connectors.Backoff // between reconnects after server and network faults
 	batch        int                // messages per fetch and per store transaction
 	disposeEvery int                // handled messages moved or flagged together
-	state        string
+	state        connectors.State
 	lastReport   time.Time
 }
 
@@ -73,11 +65,11 @@ func (e *entry) run(ctx context.Context) error {
 	defer func() {
 		stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		e.report(stop, StateStopped, true)
+		e.report(stop, connectors.StateStopped, true)
 	}()
 	failures := 0
 	for ctx.Err() == nil {
-		e.report(ctx, StateConnecting, true)
+		e.report(ctx, connectors.StateStarting, true)
 		progressed, err := e.session(ctx)
 		if ctx.Err() != nil {
 			return nil
@@ -87,9 +79,9 @@ func (e *entry) run(ctx context.Context) error {
 		}
 		failures++
 		delay := e.backoff.Delay(failures)
-		e.Failed(err.Error())
+		e.Fail(err)
 		e.Log.WithError(err).WithField("retry_in", delay.Round(time.Millisecond).String()).Warn("email: mailbox poll failed")
-		e.report(ctx, StateError, true)
+		e.report(ctx, connectors.StateError, true)
 		connectors.Sleep(ctx, delay)
 	}
 	return nil
@@ -119,7 +111,7 @@ func (e *entry) session(ctx context.Context) (progressed bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	e.report(ctx, StateRunning, true)
+	e.report(ctx, connectors.StateRunning, true)
 	if err := e.recoverDone(ctx, c, pos); err != nil {
 		return false, err
 	}
@@ -160,7 +152,7 @@ func (e *entry) position(ctx context.Context, uidValidity uint32) (position, err
 func (e *entry) wait(ctx context.Context, c *imapclient.Client) error {
 	timer := time.NewTimer(e.spec.PollInterval)
 	defer timer.Stop()
-	if !e.spec.idle || !c.Caps().Has(imap.CapIdle) {
+	if !e.spec.Idle || !c.Caps().Has(imap.CapIdle) {
 		select {
 		case <-ctx.Done():
 		case <-timer.C:
@@ -193,12 +185,12 @@ func (e *entry) succeeded(ctx context.Context) {
 	first := e.LastSuccess().IsZero()
 	e.Succeeded(e.env.Now())
 	e.m.lastSuccess.Set(float64(e.LastSuccess().UnixNano()) / 1e9)
-	e.report(ctx, StateRunning, first)
+	e.report(ctx, connectors.StateRunning, first)
 }
 
 // report writes the connector status (connectors.Entry.Report) when the state changed (or force), or when the last write is older
 // than statusEvery.
-func (e *entry) report(ctx context.Context, state string, force bool) {
+func (e *entry) report(ctx context.Context, state connectors.State, force bool) {
 	now := e.env.Now()
 	if !force && state == e.state && now.Sub(e.lastReport) < statusEvery {
 		return

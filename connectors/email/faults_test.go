@@ -13,6 +13,9 @@ import (
 	"github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-imap/v2/imapclient"
 	"github.com/emersion/go-imap/v2/imapserver"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/feedbridge/feedbridge/connectors"
 )
 
 // TestUIDValidityChange: a mailbox that is recreated (new UIDVALIDITY, UIDs starting over) is read again
@@ -67,7 +70,7 @@ func TestMoveFailsAfterStore(t *testing.T) {
 
 	waitFor(t, 20*time.Second, "records stored and the move failing", func() bool {
 		st := fx.status(t)
-		return len(fx.records(t)) == 3 && st.State == StateError && strings.Contains(st.LastError, "injected fault")
+		return len(fx.records(t)) == 3 && st.State == string(connectors.StateError) && strings.Contains(st.LastError, "injected fault")
 	})
 	if n := len(tg.messages(t, tg.box("Feedback"))); n != 3 {
 		t.Fatalf("%d messages left in the mailbox while MOVE fails, want 3", n)
@@ -79,7 +82,7 @@ func TestMoveFailsAfterStore(t *testing.T) {
 	if n := len(fx.records(t)); n != 3 {
 		t.Errorf("%d records, want 3", n)
 	}
-	waitFor(t, 10*time.Second, "state running", func() bool { return fx.status(t).State == StateRunning })
+	waitFor(t, 10*time.Second, "state running", func() bool { return fx.status(t).State == string(connectors.StateRunning) })
 }
 
 // TestServerRestart: the IMAP server goes away mid-poll and comes back on the same address; mail delivered
@@ -99,10 +102,10 @@ func TestServerRestart(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, 20*time.Second, "the outage to be noticed", func() bool { return fx.status(t).State == StateError })
+	waitFor(t, 20*time.Second, "the outage to be noticed", func() bool { return fx.status(t).State == string(connectors.StateError) })
 	tg.mem.start()
 	waitFor(t, 20*time.Second, "the mail delivered during the outage", func() bool {
-		return len(fx.records(t)) == 4 && fx.status(t).State == StateRunning
+		return len(fx.records(t)) == 4 && fx.status(t).State == string(connectors.StateRunning)
 	})
 }
 
@@ -162,7 +165,7 @@ func TestFetchConnectionLostMidMessage(t *testing.T) {
 	if err := c.WaitGreeting(); err != nil {
 		t.Fatal(err)
 	}
-	e := &entry{parser: NewParser(nil), m: newMetrics(nil).forMailbox("support-inbox", "INBOX")}
+	e := &entry{parser: NewParser(nil), m: mustMetrics(t).forMailbox("support-inbox", "INBOX")}
 	p := newParsePool(e.parser, 1, nil)
 	defer p.close()
 	sent := 0
@@ -238,4 +241,14 @@ func (s *oneUserSession) Close() error {
 		s.open.Add(-1)
 	}
 	return s.moveSession.Close()
+}
+
+// mustMetrics makes the kind's metrics on a registry of the test's own.
+func mustMetrics(t testing.TB) *metrics {
+	t.Helper()
+	m, err := newMetrics(prometheus.NewRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

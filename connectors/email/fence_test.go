@@ -14,7 +14,6 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/feedbridge/feedbridge/connectors"
-	"github.com/feedbridge/feedbridge/core"
 )
 
 // TestNoTwoPollers: two replicas share one mailbox with short leases. In turn the holder's lease renewals
@@ -40,14 +39,14 @@ func TestNoTwoPollers(t *testing.T) {
 		lg := logrus.New()
 		lg.SetOutput(fx.logs)
 		s, err := Build([]map[string]any{fx.entryConfig(tg, map[string]any{"password": tg.pass + "#" + tag})}, connectors.Env{
-			Service: fx.svc, Log: logrus.NewEntry(lg), Metrics: newRegistry(), Leases: l, Holder: "replica-" + tag, Lease: timing,
+			Service: l, Log: logrus.NewEntry(lg), Metrics: newRegistry(), Holder: "replica-" + tag, Lease: timing,
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return &replica{tag: tag, lease: l, stop: run(t, s.(*set))}
 	}
-	rs := []*replica{start("A", &stallLeases{Leases: fx.store}), start("B", &stallLeases{Leases: fx.store})}
+	rs := []*replica{start("A", &stallLeases{Service: fx.svc}), start("B", &stallLeases{Service: fx.svc})}
 
 	var sent atomic.Int64
 	send := func(n int) {
@@ -85,7 +84,7 @@ func TestNoTwoPollers(t *testing.T) {
 			return mbox.current() == other.tag
 		})
 		if stopped {
-			holder = start(holder.tag, &stallLeases{Leases: fx.store})
+			holder = start(holder.tag, &stallLeases{Service: fx.svc})
 		}
 		holder.lease.stall(false)
 		rs = []*replica{holder, other}
@@ -105,10 +104,10 @@ func TestNoTwoPollers(t *testing.T) {
 	}
 }
 
-// stallLeases passes lease calls to the store until stalled; then each call hangs until its context ends,
-// as when the replica's store connection hangs.
+// stallLeases is the service a replica's entries get: it passes lease calls on until stalled; then each
+// call hangs until its context ends, as when the replica's store connection hangs.
 type stallLeases struct {
-	core.Leases
+	connectors.Service
 	stalled atomic.Bool
 }
 
@@ -119,7 +118,7 @@ func (l *stallLeases) TryAcquire(ctx context.Context, name, holder string, ttl t
 		<-ctx.Done()
 		return false, ctx.Err()
 	}
-	return l.Leases.TryAcquire(ctx, name, holder, ttl)
+	return l.Service.TryAcquire(ctx, name, holder, ttl)
 }
 
 // selections is the server's view of which replica has the mailbox selected, from the tag each replica

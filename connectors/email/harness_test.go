@@ -75,7 +75,7 @@ func (fx *fixture) build(t testing.TB, entries ...map[string]any) *set {
 		holder = "test-" + randomHex(3)
 	}
 	s, err := Build(entries, connectors.Env{
-		Service: fx.svc, Log: logrus.NewEntry(l), Metrics: fx.reg, Leases: fx.store, Holder: holder,
+		Service: fx.svc, Log: logrus.NewEntry(l), Metrics: fx.reg, Holder: holder,
 	})
 	if err != nil {
 		t.Fatal(err)

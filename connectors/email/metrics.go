@@ -1,8 +1,6 @@
 package email
 
 import (
-	"errors"
-
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -18,7 +16,8 @@ type metrics struct {
 // SkipDuplicate is the skip reason of a message whose Message-ID (or fallback key) was already a record.
 const SkipDuplicate = "duplicate"
 
-func newMetrics(reg prometheus.Registerer) *metrics {
+// newMetrics makes and registers the kind's metrics; connectors.Metrics calls it once per registry.
+func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	labels := []string{"connector", "mailbox"}
 	m := &metrics{
 		fetched: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -37,29 +36,12 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Name: "feedbridge_email_last_success_timestamp_seconds", Help: "Unix time of the last poll that completed without error.",
 		}, labels),
 	}
-	if reg == nil {
-		return m
-	}
-	m.fetched = register(reg, m.fetched)
-	m.created = register(reg, m.created)
-	m.skipped = register(reg, m.skipped)
-	m.failed = register(reg, m.failed)
-	m.lastSuccess = register(reg, m.lastSuccess)
-	return m
-}
-
-// register adds c to reg, or returns the collector already registered under its name (a second Build of the
-// email kind in one process, as `config check` and tests do).
-func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
-	if err := reg.Register(c); err != nil {
-		var are prometheus.AlreadyRegisteredError
-		if errors.As(err, &are) {
-			if existing, ok := are.ExistingCollector.(C); ok {
-				return existing
-			}
+	for _, c := range []prometheus.Collector{m.fetched, m.created, m.skipped, m.failed, m.lastSuccess} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
 		}
 	}
-	return c
+	return m, nil
 }
 
 // mailboxMetrics are one mailbox's series, resolved once.

@@ -55,13 +55,8 @@ const (
 	kindIdea     = "idea"
 )
 
-// defaultCommands is used when an entry names none.
-func defaultCommands() map[string]string {
-	return map[string]string{"/feedback": kindFeedback, "/idea": kindIdea}
-}
-
 // validate checks one entry, all but its name and workspace (connectors.Entries checks those), without
-// any network call, and fills in defaults. Errors name the key, never a secret's value.
+// any network call (the kit has applied the defaults). Errors name the key, never a secret's value.
 func (c *Config) validate() error {
 	var errs []error
 	bad := func(key, format string, args ...any) {
@@ -71,7 +66,7 @@ func (c *Config) validate() error {
 		bad("signing_secret", "is required")
 	}
 	if len(c.Commands) == 0 {
-		c.Commands = defaultCommands()
+		bad("commands", "must map at least one slash command")
 	}
 	if c.APIURL == "" {
 		c.APIURL = DefaultAPIURL

@@ -74,7 +74,11 @@ func TestValidateDefaultsCommands(t *testing.T) {
 	if c.Commands["/fb"] != kindFeedback {
 		t.Errorf("kind not normalized: %v", c.Commands)
 	}
-	d := Config{Name: "b", Workspace: testWS, SigningSecret: "s"}
+	// An entry that names no commands gets the kind's default ones, from the kit.
+	var d Config
+	if err := connectors.Decode(map[string]any{"name": "b", "workspace": testWS, "signing_secret": "s"}, &d); err != nil {
+		t.Fatal(err)
+	}
 	if err := d.validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -112,6 +116,16 @@ func TestPick(t *testing.T) {
 			}
 		})
 	}
+}
+
+// mustKind is the slack kind as it registered.
+func mustKind(t testing.TB) connectors.Kind {
+	t.Helper()
+	k, ok := connectors.Lookup(Kind)
+	if !ok {
+		t.Fatal("the slack kind is not registered")
+	}
+	return k
 }
 
 // TestPostersTakeTheEntriesAPIURL: closing the loop posts with each entry's token to its api_url, with the

@@ -10,7 +10,6 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/feedbridge/feedbridge/connectors"
-	"github.com/feedbridge/feedbridge/core"
 	"github.com/feedbridge/feedbridge/internal/recovery"
 )
 
@@ -27,7 +26,7 @@ type options struct {
 
 func defaultOptions() options {
 	return options{
-		httpClient:   &http.Client{Timeout: 10 * time.Second},
+		httpClient:   connectors.HTTPClient(connectors.HTTPOptions{Timeout: 10 * time.Second}),
 		responseBase: "https://hooks.slack.com/",
 		slowAfter:    2 * time.Second,
 		retryDelays:  []time.Duration{time.Second, 3 * time.Second, 9 * time.Second},
@@ -45,7 +44,7 @@ type app struct {
 
 // Set serves every configured Slack app on the same two endpoints.
 type Set struct {
-	svc     *core.Service
+	svc     connectors.Service
 	log     *logrus.Entry
 	apps    []*app
 	cfgs    []Config
@@ -87,7 +86,7 @@ func build(entries []map[string]any, env connectors.Env, opts options) (*Set, er
 	if err := errors.Join(err, checkRoutes(cfgs)); err != nil {
 		return nil, err
 	}
-	m, err := newMetrics(env.Metrics)
+	m, err := connectors.Metrics(env, newMetrics)
 	if err != nil {
 		return nil, err
 	}
@@ -109,25 +108,25 @@ func (s *Set) Routes(mux *http.ServeMux) {
 
 // Run reports the entries' state until ctx ends, then waits (bounded) for outcomes still being delivered.
 func (s *Set) Run(ctx context.Context) error {
-	s.flush(ctx, "running")
+	s.flush(ctx, connectors.StateRunning)
 	t := time.NewTicker(statusEvery)
 	defer t.Stop()
 	for {
 		select {
 		case <-t.C:
-			s.flush(ctx, "running")
+			s.flush(ctx, connectors.StateRunning)
 		case <-ctx.Done():
 			s.drain()
 			final, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 			defer cancel()
-			s.flush(final, "stopped")
+			s.flush(final, connectors.StateStopped)
 			return nil
 		}
 	}
 }
 
 // flush writes every entry's state; a store that is down only costs a log line.
-func (s *Set) flush(ctx context.Context, state string) {
+func (s *Set) flush(ctx context.Context, state connectors.State) {
 	if err := s.status.Flush(ctx, state, true); err != nil && ctx.Err() == nil {
 		s.log.WithError(err).Warn("slack: report connector status")
 	}

@@ -86,6 +86,8 @@ func (h *harness) start(entries []map[string]any, tweak func(*options)) {
 	opts := defaultOptions()
 	opts.apiURL = h.stub.srv.URL + "/api/"
 	opts.responseBase = h.stub.srv.URL + "/response/"
+	// The stand-in for Slack listens on loopback, which the kit's client refuses unless allowed.
+	opts.httpClient = connectors.HTTPClient(connectors.HTTPOptions{AllowPrivate: true, Timeout: 10 * time.Second})
 	opts.retryDelays = []time.Duration{10 * time.Millisecond, 10 * time.Millisecond, 10 * time.Millisecond}
 	if tweak != nil {
 		tweak(&opts)

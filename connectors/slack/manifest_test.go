@@ -51,7 +51,11 @@ func TestManifestMatchesHandlers(t *testing.T) {
 		}
 	}
 	slices.Sort(commands)
-	for name := range defaultCommands() {
+	def, err := mustKind(t).Defaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name := range def.(*Config).Commands {
 		if _, ok := slices.BinarySearch(commands, name); !ok {
 			t.Errorf("manifest lacks %s", name)
 		}

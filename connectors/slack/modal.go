@@ -99,7 +99,7 @@ func (s *Set) ideaModal(ctx context.Context, a *app, channel string) (slackgo.Mo
 }
 
 // choices makes select options of lookups. Slack shows at most 100; beyond that the first 100 by label
-// are offered (a type-ahead select would need an options endpoint, see the README).
+// are offered (a type-ahead select would need an options endpoint).
 func choices(ls []core.Lookup) []*slackgo.OptionBlockObject {
 	ls = ls[:min(len(ls), maxOptions)]
 	out := make([]*slackgo.OptionBlockObject, len(ls))

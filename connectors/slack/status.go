@@ -4,8 +4,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/feedbridge/feedbridge/connectors"
 )
 
 // statusEvery is how often entry states are written for GET /api/connectors. Writing on every request
@@ -17,12 +15,13 @@ type metrics struct {
 	requests *prometheus.CounterVec
 }
 
+// newMetrics makes and registers the kind's metrics; connectors.Metrics calls it once per registry.
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
-	c, err := connectors.CounterVec(reg, prometheus.CounterOpts{
+	c := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "feedbridge_slack_requests_total",
 		Help: "Slack requests by endpoint (command, shortcut, modal) and outcome.",
-	}, "endpoint", "outcome")
-	if err != nil {
+	}, []string{"endpoint", "outcome"})
+	if err := reg.Register(c); err != nil {
 		return nil, err
 	}
 	return &metrics{requests: c}, nil

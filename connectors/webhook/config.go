@@ -19,7 +19,7 @@ type Config struct {
 
 	Secret             connectors.Secret `koanf:"secret" required:"with auth hmac" doc:"With auth hmac: the signing key shared with the sender; read again for each request."`
 	SignatureHeader    string            `koanf:"signature_header" default:"X-Signature" doc:"With auth hmac: the header carrying the signature."`
-	SignaturePrefix    *string           `koanf:"signature_prefix" default:"sha256=" doc:"With auth hmac: text before the signature in its header (\"\" for none)."`
+	SignaturePrefix    string            `koanf:"signature_prefix" default:"sha256=" doc:"With auth hmac: text before the signature in its header (\"\" for none)."`
 	SignatureEncoding  string            `koanf:"signature_encoding" default:"hex" doc:"With auth hmac: hex or base64."`
 	SignatureAlgorithm string            `koanf:"signature_algorithm" default:"sha256" doc:"With auth hmac: sha256; sha1 only for senders that offer nothing else (Intercom)."`
 	TimestampHeader    string            `koanf:"timestamp_header" doc:"With auth hmac: a header holding the signing time (Unix seconds or RFC 3339); its value is signed before the body and must be within timestamp_window of now."`
@@ -27,13 +27,13 @@ type Config struct {
 
 	Token connectors.Secret `koanf:"token" required:"with auth bearer" doc:"With auth bearer: the token the sender presents; read again for each request."`
 
-	Mapping           Mapping `koanf:"mapping" doc:"Where each record field is in the payload, as paths (see Inbound webhooks in the README)."`
+	Mapping           Mapping `koanf:"mapping" doc:"Where each record field is in the payload, as paths (see docs/connectors/webhook.md)."`
 	DescriptionFormat string  `koanf:"description_format" default:"text" doc:"text (kept as typed) or html (cleaned by an allow-list and stored; every response gives it as plain text: tags stripped, entities decoded, blocks as line breaks)."`
 	Source            string  `koanf:"source" default:"Other" doc:"Source label when the mapping gives none."`
 	RecordType        string  `koanf:"record_type" default:"Feedback" doc:"Type of the created records: Feedback or Idea."`
 	MaxBody           int64   `koanf:"max_body" default:"1048576" doc:"Largest accepted body in bytes; larger: 413."`
 
-	QueueOver  *int          `koanf:"queue_over" default:"20" doc:"A delivery of more items than this is stored as received, answered 202 and turned into records in the background; 0 queues every delivery."`
+	QueueOver  int           `koanf:"queue_over" default:"20" doc:"A delivery of more items than this is stored as received, answered 202 and turned into records in the background; 0 queues every delivery."`
 	QueueAfter time.Duration `koanf:"queue_after" default:"1s" doc:"A delivery whose records are not written within this time is stored instead and answered 202."`
 }
 
@@ -51,16 +51,10 @@ type Mapping struct {
 	Tags          string `koanf:"tags" doc:"Tag labels: a list, or text split at commas and semicolons; matched to the workspace's tags."`
 }
 
-// Defaults of an entry, applied after the preset.
+// Authentication methods.
 const (
 	AuthHMAC   = "hmac"
 	AuthBearer = "bearer"
-
-	DefaultSignatureHeader = "X-Signature"
-	DefaultTimestampWindow = 5 * time.Minute
-	DefaultMaxBody         = 1 << 20
-	DefaultQueueOver       = 20
-	DefaultQueueAfter      = time.Second
 )
 
 // entrySpec is a validated entry, ready to serve. Its name and workspace are checked by connectors.Entries,
@@ -76,9 +70,10 @@ type entrySpec struct {
 	paths      fieldPaths
 }
 
-// parseConfig applies the preset and the defaults and validates an entry (all but what
-// connectors.Entries checks), without any network call.
-func parseConfig(c Config) (*entrySpec, error) {
+// parseConfig applies the preset to the keys the entry does not give (given says which it does; the kit
+// has applied the defaults of the others) and validates the entry (all but what connectors.Entries
+// checks), without any network call.
+func parseConfig(c Config, given func(key string) bool) (*entrySpec, error) {
 	var errs []error
 	bad := func(key, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: %s", key, fmt.Sprintf(format, args...)))
@@ -88,11 +83,10 @@ func parseConfig(c Config) (*entrySpec, error) {
 		if !ok {
 			bad("preset", "must be one of %s, not %q", presetNames(), c.Preset)
 		} else {
-			c = p.applyTo(c)
+			c = p.applyTo(c, given)
 		}
 	}
-	applyDefaults(&c)
-	e := &entrySpec{Config: c, prefix: *c.SignaturePrefix}
+	e := &entrySpec{Config: c, prefix: c.SignaturePrefix}
 	if strings.ContainsAny(c.Name, "/?#% \t") {
 		bad("name", "is part of the URL /hooks/<name>: no /, ?, #, %% or spaces")
 	}
@@ -144,7 +138,7 @@ func parseConfig(c Config) (*entrySpec, error) {
 	if c.MaxBody <= 0 || c.MaxBody > 64<<20 {
 		bad("max_body", "must be between 1 and 67108864 bytes")
 	}
-	if *c.QueueOver < 0 {
+	if c.QueueOver < 0 {
 		bad("queue_over", "must be 0 or more")
 	}
 	if c.QueueAfter < 0 {
@@ -156,38 +150,6 @@ func parseConfig(c Config) (*entrySpec, error) {
 	}
 	e.paths = paths
 	return e, errors.Join(errs...)
-}
-
-func applyDefaults(c *Config) {
-	def := func(v *string, d string) {
-		if strings.TrimSpace(*v) == "" {
-			*v = d
-		}
-	}
-	def(&c.Auth, AuthHMAC)
-	if c.SignaturePrefix == nil {
-		p := "sha256="
-		c.SignaturePrefix = &p
-	}
-	def(&c.SignatureHeader, DefaultSignatureHeader)
-	def(&c.SignatureEncoding, "hex")
-	def(&c.SignatureAlgorithm, "sha256")
-	def(&c.DescriptionFormat, "text")
-	def(&c.Source, "Other")
-	def(&c.RecordType, string(core.RecordFeedback))
-	if c.TimestampWindow == 0 {
-		c.TimestampWindow = DefaultTimestampWindow
-	}
-	if c.MaxBody == 0 {
-		c.MaxBody = DefaultMaxBody
-	}
-	if c.QueueOver == nil {
-		n := DefaultQueueOver
-		c.QueueOver = &n
-	}
-	if c.QueueAfter == 0 {
-		c.QueueAfter = DefaultQueueAfter
-	}
 }
 
 // fieldPaths are the compiled mapping; nil means the field is not mapped.

@@ -12,17 +12,10 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/feedbridge/feedbridge/connectors"
-	"github.com/feedbridge/feedbridge/core"
 )
 
 // Kind is the key of this connector under `connectors:`.
 const Kind = "webhook"
-
-// Entry states shown by GET /api/connectors.
-const (
-	StateListening = "listening"
-	StateStopped   = "stopped"
-)
 
 // statusEvery is how often changed entry states are written for GET /api/connectors.
 const statusEvery = 10 * time.Second
@@ -45,7 +38,7 @@ var (
 // Set serves every configured webhook entry on POST /hooks/{name}. Its entries change in place on a
 // reload (Update): requests read the current table, and each entry's queue worker starts and stops alone.
 type Set struct {
-	svc      *core.Service
+	svc      connectors.Service
 	log      *logrus.Entry
 	now      func() time.Time
 	table    atomic.Pointer[entryTable]
@@ -87,15 +80,12 @@ func (en *entry) queueKey() string { return Kind + ":" + en.Name }
 // call; env.Service is nil when the config is only checked.
 func Build(raw []map[string]any, env connectors.Env) (connectors.Set, error) {
 	env = env.WithDefaults()
-	requests, err := connectors.CounterVec(env.Metrics, prometheus.CounterOpts{
-		Name: "feedbridge_webhook_requests_total",
-		Help: "Inbound webhook deliveries by entry and outcome.",
-	}, "connector", "outcome")
+	m, err := connectors.Metrics(env, newMetrics)
 	if err != nil {
 		return nil, fmt.Errorf("metrics: %w", err)
 	}
 	order, err := connectors.Entries(Kind, raw, env, func(en connectors.Entry, c *Config) (*entry, error) {
-		spec, err := parseConfig(*c)
+		spec, err := parseConfig(*c, en.Given)
 		if err != nil {
 			return nil, err
 		}
@@ -106,16 +96,14 @@ func Build(raw []map[string]any, env connectors.Env) (connectors.Set, error) {
 		return nil, err
 	}
 	s := &Set{svc: env.Service, log: env.Log, now: env.Now, board: connectors.NewBoard(env.Service, Kind, env.Now),
-		requests: requests, workers: map[string]*worker{}, guard: connectors.NewGuard(env.Now)}
+		requests: m.requests, workers: map[string]*worker{}, guard: connectors.NewGuard(env.Now)}
 	t := &entryTable{byName: map[string]*entry{}, order: order}
 	for _, en := range order {
 		t.byName[en.Name] = en
 		s.board.Add(en.Name, en.ws)
 	}
 	s.table.Store(t)
-	if s.queue, err = newQueue(env.Metrics); err != nil {
-		return nil, fmt.Errorf("metrics: %w", err)
-	}
+	s.queue = newQueue(m.queued)
 	return s, nil
 }
 
@@ -133,7 +121,7 @@ func (s *Set) Run(ctx context.Context) error {
 		s.startWorker(en)
 	}
 	s.mu.Unlock()
-	s.flush(ctx, StateListening, true)
+	s.flush(ctx, connectors.StateRunning, true)
 	t := time.NewTicker(statusEvery)
 	defer t.Stop()
 	for {
@@ -144,20 +132,22 @@ func (s *Set) Run(ctx context.Context) error {
 			s.mu.Unlock()
 			s.wg.Wait()
 			stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			s.flush(stop, StateStopped, true)
+			s.flush(stop, connectors.StateStopped, true)
 			cancel()
 			return nil
 		case <-t.C:
-			s.flush(ctx, StateListening, false)
+			s.flush(ctx, connectors.StateRunning, false)
 		}
 	}
 }
 
-func (s *Set) flush(ctx context.Context, state string, all bool) {
+func (s *Set) flush(ctx context.Context, state connectors.State, all bool) {
 	if err := s.board.Flush(ctx, state, all); err != nil {
 		s.log.WithError(err).Warn("webhook: report connector status")
 	}
 }
 
-// decodeEntry decodes one raw entry as the registry's Build does.
-func decodeEntry(raw map[string]any, c *Config) error { return connectors.Decode(raw, c) }
+// decodeEntry decodes one raw entry as the registry's Build does and says which keys it gives.
+func decodeEntry(raw map[string]any, c *Config) (given func(key string) bool, err error) {
+	return connectors.Given(raw), connectors.Decode(raw, c)
+}

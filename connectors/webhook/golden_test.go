@@ -47,10 +47,11 @@ func testEntry(t testing.TB, name string, extra map[string]any) *entrySpec {
 		raw[k] = v
 	}
 	var c Config
-	if err := decodeEntry(raw, &c); err != nil {
+	given, err := decodeEntry(raw, &c)
+	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := parseConfig(c)
+	e, err := parseConfig(c, given)
 	if err != nil {
 		t.Fatal(err)
 	}

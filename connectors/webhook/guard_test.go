@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/feedbridge/feedbridge/connectors"
 )
 
 // rawPost sends the headers of a POST declaring a body of length bytes and only the first sent of them,
@@ -137,7 +139,7 @@ func TestSignatureFailuresAreLimited(t *testing.T) {
 		t.Fatalf("another address: %d, want 201", res.StatusCode)
 	}
 
-	if err := h.set.board.Flush(h.ctx, StateListening, true); err != nil {
+	if err := h.set.board.Flush(h.ctx, connectors.StateRunning, true); err != nil {
 		t.Fatal(err)
 	}
 	sts, err := h.svc.Connectors(h.ctx, h.ws)

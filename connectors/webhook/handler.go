@@ -89,7 +89,7 @@ func (s *Set) serve(w http.ResponseWriter, r *http.Request) {
 		answer(w, http.StatusBadRequest, err.Error(), "The payload does not hold what this webhook's mapping expects.")
 		return
 	}
-	if len(recs) > *en.QueueOver {
+	if len(recs) > en.QueueOver {
 		if err := s.check(submissions(recs)); err != nil {
 			s.refuse(w, en, err, "the delivery could not be checked")
 			return

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/feedbridge/feedbridge/connectors"
 	"github.com/feedbridge/feedbridge/core"
 )
 
@@ -174,7 +175,7 @@ func TestBearerAndRotatedSecretFile(t *testing.T) {
 	if n := len(h.records()); n != 4 {
 		t.Fatalf("%d records, want 4", n)
 	}
-	if err := h.set.board.Flush(h.ctx, StateListening, true); err != nil {
+	if err := h.set.board.Flush(h.ctx, connectors.StateRunning, true); err != nil {
 		t.Fatal(err)
 	}
 	sts, err := h.svc.Connectors(h.ctx, h.ws)
@@ -185,7 +186,7 @@ func TestBearerAndRotatedSecretFile(t *testing.T) {
 	for _, s := range sts {
 		states[s.Name] = s
 	}
-	if s := states["signed"]; s.Kind != Kind || s.State != StateListening || s.LastError == "" || strings.Contains(s.LastError, dir) {
+	if s := states["signed"]; s.Kind != Kind || s.State != string(connectors.StateRunning) || s.LastError == "" || strings.Contains(s.LastError, dir) {
 		t.Fatalf("status of signed: %+v", s)
 	}
 	// The form entry's refused tokens show on its status; its successes do not hide them.

@@ -50,33 +50,32 @@ var presets = map[string]preset{
 	},
 }
 
-// applyTo fills every key the entry left unset from the preset.
-func (p preset) applyTo(c Config) Config {
-	set := func(v *string, d string) {
-		if strings.TrimSpace(*v) == "" {
+// applyTo fills every key the entry does not give from the preset.
+func (p preset) applyTo(c Config, given func(key string) bool) Config {
+	set := func(key string, v *string, d string) {
+		if !given(key) {
 			*v = d
 		}
 	}
-	set(&c.SignatureHeader, p.header)
-	if c.SignaturePrefix == nil {
-		prefix := p.prefix
-		c.SignaturePrefix = &prefix
+	set("signature_header", &c.SignatureHeader, p.header)
+	set("signature_prefix", &c.SignaturePrefix, p.prefix)
+	set("signature_encoding", &c.SignatureEncoding, p.encoding)
+	set("signature_algorithm", &c.SignatureAlgorithm, p.algorithm)
+	set("timestamp_header", &c.TimestampHeader, p.timestampHeader)
+	set("source", &c.Source, p.source)
+	if p.descriptionFormat != "" {
+		set("description_format", &c.DescriptionFormat, p.descriptionFormat)
 	}
-	set(&c.SignatureEncoding, p.encoding)
-	set(&c.SignatureAlgorithm, p.algorithm)
-	set(&c.TimestampHeader, p.timestampHeader)
-	set(&c.Source, p.source)
-	set(&c.DescriptionFormat, p.descriptionFormat)
 	m := &c.Mapping
-	set(&m.Each, p.mapping.Each)
-	set(&m.Title, p.mapping.Title)
-	set(&m.Description, p.mapping.Description)
-	set(&m.CustomerEmail, p.mapping.CustomerEmail)
-	set(&m.CustomerName, p.mapping.CustomerName)
-	set(&m.Source, p.mapping.Source)
-	set(&m.CreatedAt, p.mapping.CreatedAt)
-	set(&m.ExternalID, p.mapping.ExternalID)
-	set(&m.Tags, p.mapping.Tags)
+	set("mapping.each", &m.Each, p.mapping.Each)
+	set("mapping.title", &m.Title, p.mapping.Title)
+	set("mapping.description", &m.Description, p.mapping.Description)
+	set("mapping.customer_email", &m.CustomerEmail, p.mapping.CustomerEmail)
+	set("mapping.customer_name", &m.CustomerName, p.mapping.CustomerName)
+	set("mapping.source", &m.Source, p.mapping.Source)
+	set("mapping.created_at", &m.CreatedAt, p.mapping.CreatedAt)
+	set("mapping.external_id", &m.ExternalID, p.mapping.ExternalID)
+	set("mapping.tags", &m.Tags, p.mapping.Tags)
 	return c
 }
 

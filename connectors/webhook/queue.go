@@ -9,7 +9,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/sirupsen/logrus"
 
-	"github.com/feedbridge/feedbridge/connectors"
 	"github.com/feedbridge/feedbridge/core"
 )
 
@@ -35,15 +34,33 @@ type queue struct {
 	outcomes *prometheus.CounterVec
 }
 
-func newQueue(reg prometheus.Registerer) (*queue, error) {
-	outcomes, err := connectors.CounterVec(reg, prometheus.CounterOpts{
-		Name: "feedbridge_webhook_queued_total",
-		Help: "Webhook deliveries answered 202, by entry and what the worker did: written, retry, or failed (kept with its error).",
-	}, "connector", "outcome")
-	if err != nil {
-		return nil, err
+func newQueue(outcomes *prometheus.CounterVec) *queue {
+	return &queue{worker: "webhook-" + string(core.NewID()), outcomes: outcomes}
+}
+
+// metrics are the kind's series, registered once per registry (connectors.Metrics).
+type metrics struct {
+	requests *prometheus.CounterVec // by entry and outcome
+	queued   *prometheus.CounterVec // deliveries answered 202, by entry and what the worker did
+}
+
+func newMetrics(reg prometheus.Registerer) (*metrics, error) {
+	m := &metrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "feedbridge_webhook_requests_total",
+			Help: "Inbound webhook deliveries by entry and outcome.",
+		}, []string{"connector", "outcome"}),
+		queued: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "feedbridge_webhook_queued_total",
+			Help: "Webhook deliveries answered 202, by entry and what the worker did: written, retry, or failed (kept with its error).",
+		}, []string{"connector", "outcome"}),
 	}
-	return &queue{worker: "webhook-" + string(core.NewID()), outcomes: outcomes}, nil
+	for _, c := range []prometheus.Collector{m.requests, m.queued} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
 }
 
 // nudge wakes the entry's worker; a wake-up already pending covers this one.

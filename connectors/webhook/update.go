@@ -39,7 +39,7 @@ func (s *Set) Update(ctx context.Context, next connectors.Set) (started, stopped
 			<-w.done
 			delete(s.workers, en.Name)
 		}
-		if err := s.board.Remove(ctx, en.Name, StateStopped); err != nil {
+		if err := s.board.Remove(ctx, en.Name, connectors.StateStopped); err != nil {
 			en.log.WithError(err).Warn("webhook: report connector status")
 		}
 		en.log.Info("webhook: stopped listening on /hooks/" + en.Name)
@@ -51,7 +51,7 @@ func (s *Set) Update(ctx context.Context, next connectors.Set) (started, stopped
 		s.startWorker(en)
 	}
 	if len(started) > 0 && s.runCtx != nil {
-		s.flush(ctx, StateListening, false)
+		s.flush(ctx, connectors.StateRunning, false)
 	}
 	return started, stopped, nil
 }

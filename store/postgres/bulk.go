@@ -23,7 +23,7 @@ import (
 //
 // Every statement is planned for its batch (plan_cache_mode force_custom_plan): a plan cached while a
 // workspace was small can scan all of its rows for each batch later, and an import then slows with every
-// batch (measured before: 55 ms per 1,000 rows at 100,000 records).
+// batch.
 func (s *Store) CreateRecords(ctx context.Context, ws core.ID, rs []core.NewRecord) ([]core.BulkResult, error) {
 	if len(rs) == 0 {
 		return []core.BulkResult{}, nil
@@ -352,6 +352,6 @@ func lastCheckpoints(rs []core.NewRecord) []core.Checkpoint {
 }
 
 // BulkWriters is how many CreateRecords calls an importer may keep in flight: each runs on its own pooled
-// connection, so PostgreSQL executes one batch while another commits or is still being sent (a CSV import
-// of 30,000 rows ran 1.5 times as fast with two as with one).
+// connection, so PostgreSQL executes one batch while another commits or is still being sent; a third adds
+// nothing the CSV benchmark can see (bench/RESULTS.md).
 func (s *Store) BulkWriters() int { return 2 }

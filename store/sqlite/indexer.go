@@ -7,22 +7,20 @@ import (
 
 // Full-text entries are written in batches. FTS5 flushes its pending terms into a new index segment at
 // every commit and merges segments as they pile up, so the smaller the transactions that write them, the
-// more the index is rewritten: a transaction that writes one record spent more time on its full-text entry
-// than on everything else, and a CSV import's batches of 1,000 spent a third of their time merging. Every
+// more the index is rewritten: a lone record's full-text entry cost more than the rest of its write, and an
+// import's batches spent much of their time merging. Every
 // transaction therefore queues its records' seqs in records_fts_pending (in the same transaction, so
 // nothing is lost in a crash), and the indexer moves the queue into the index in one statement per batch,
 // a moment later. Searches read the queue as well (search.go), so this changes what a write costs, never
 // what a search finds.
 const (
 	// indexDelay is how long the indexer lets the queue grow before it drains it. Larger drains make
-	// larger segments, which need less merging: CPU spent merging during a 1,000,000-row import was 6.3 s
-	// with drains every 250 ms (about 5,000 records each), 8.1 s with drains of 10,000, 6.6 s with 20,000,
-	// and 3.2 s with 50,000.
+	// larger segments, which need less merging during a large import (the CSV benchmark in
+	// bench/RESULTS.md measures it).
 	indexDelay = 2 * time.Second
 	// indexBatch is how many queued entries one drain transaction moves at most; a queue this long is
-	// drained at once, without waiting for indexDelay. It bounds the queue a search reads: BenchmarkSearchQueued, over
-	// 100,000 records, gives p50 1.5 ms with the queue empty, 10-13 ms with 10,000 queued and 48 ms with
-	// 50,000.
+	// drained at once, without waiting for indexDelay. It bounds the queue a search reads, which a search
+	// pays for in proportion to its length (BenchmarkSearchQueued).
 	indexBatch = 50000
 )
 
