@@ -108,23 +108,38 @@ func (s *Store) createdEvents(ctx context.Context, tx pgx.Tx, ws core.ID, rs []c
 // ClaimItems leases, in one statement, up to n claimable items of queue to worker in enqueue order;
 // replicas claiming at once skip each other's rows. An item whose earlier item of the same key another
 // replica is claiming still counts that one as pending (the row is locked, not gone), so the order holds.
+//
+// The claim must walk the queue's pending index in order and stop after n: without fresh statistics (a
+// new table, autovacuum off) the planner otherwise collects and sorts every pending item, each checked
+// against its key, which took seconds at a few thousand pending events. The statement runs in its own
+// transaction with bitmap scans and sorts off, which leaves it that ordered walk whatever the statistics
+// (and JIT off: the penalty a disabled sort carries in the cost would otherwise trigger a compilation that
+// costs more than the claim).
 func (s *Store) ClaimItems(ctx context.Context, queue, worker string, n int, lease time.Duration) ([]core.QueueItem, error) {
 	if n <= 0 {
 		return []core.QueueItem{}, nil
 	}
-	out, err := collectQueueItems(s.pool.Query(ctx, `
+	var out []core.QueueItem
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var err error
+		if _, err = tx.Exec(ctx, `SET LOCAL enable_bitmapscan = off; SET LOCAL enable_sort = off; SET LOCAL jit = off`); err != nil {
+			return err
+		}
+		out, err = collectQueueItems(tx.Query(ctx, `
 		WITH due AS (
 			SELECT q.seq FROM queue_items q WHERE q.queue = $1 AND q.state <> 'failed'
 				AND ((q.state = 'queued' AND q.run_at <= clock_timestamp())
 					OR (q.state = 'running' AND q.lease_until <= clock_timestamp()))
 				AND (q.order_key = '' OR NOT EXISTS (SELECT 1 FROM queue_items e WHERE e.queue = q.queue
-					AND e.order_key = q.order_key AND e.seq < q.seq AND e.state <> 'failed'))
+					AND e.order_key = q.order_key AND e.order_key <> '' AND e.seq < q.seq AND e.state <> 'failed'))
 			ORDER BY q.seq LIMIT $2 FOR UPDATE SKIP LOCKED),
 		claimed AS (
 			UPDATE queue_items q SET state = 'running', attempts = q.attempts + 1, leased_by = $3,
 				lease_until = `+dbNow+` + $4 * interval '1 millisecond', updated_at = `+dbNow+`
 			FROM due WHERE q.seq = due.seq RETURNING q.*)
 		SELECT `+queueCols+` FROM claimed ORDER BY seq`, queue, n, worker, lease.Milliseconds()))
+		return err
+	})
 	if err != nil {
 		return nil, fail("claim queue items", err)
 	}

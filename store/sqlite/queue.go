@@ -81,7 +81,7 @@ func (s *Store) createdEvents(tx *wtx, ws core.ID, rs []core.NewRecord, out []co
 // with an expired lease, and with no earlier pending item of its key.
 const claimable = `((q.state = 'queued' AND q.run_at <= ?) OR (q.state = 'running' AND q.lease_until <= ?))
 	AND (q.order_key = '' OR NOT EXISTS (SELECT 1 FROM queue_items e WHERE e.queue = q.queue
-		AND e.order_key = q.order_key AND e.seq < q.seq AND e.state <> 'failed'))`
+		AND e.order_key = q.order_key AND e.order_key <> '' AND e.seq < q.seq AND e.state <> 'failed'))`
 
 // ClaimItems leases up to n claimable items of queue to worker, in enqueue order. The single writer makes
 // the claim atomic.
