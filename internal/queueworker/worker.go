@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -106,56 +107,90 @@ func (w *Worker) Wake() {
 // settleTimeout bounds the store call that settles an item, also after Run's context ended.
 const settleTimeout = 10 * time.Second
 
+// While items are handled quickly, the worker keeps a reserve of claimed items beside its slots, up to
+// reservePerSlot per slot, so one claim (one round trip and one commit) serves many items. An item that
+// has waited in the reserve too long to be handled within its lease is given back instead, so a slowing
+// handler never makes an item outlive its lease. A handler slower than fastHandler gets no reserve.
+const (
+	reservePerSlot = 8
+	fastHandler    = 50 * time.Millisecond
+)
+
+// held is an item claimed at a time, waiting for a slot or being handled.
+type held struct {
+	it      core.QueueItem
+	claimed time.Time
+}
+
 // Run claims and handles items until ctx ends, then waits for the items in flight: their handlers' context
-// ends with ctx, and an item whose handler was cut short by that is given back untouched.
+// ends with ctx, and an item whose handler was cut short by that is given back untouched, as are the
+// items of the reserve.
 func (w *Worker) Run(ctx context.Context) {
+	c := w.cfg.Concurrency
+	work := make(chan held, c*(reservePerSlot+1))
+	var inHand atomic.Int64  // claimed and not yet settled
+	var meanRun atomic.Int64 // running mean of a handler's time, in ns
 	var wg sync.WaitGroup
-	defer wg.Wait()
-	free := make(chan struct{}, w.cfg.Concurrency) // one token per free slot
-	for range w.cfg.Concurrency {
-		free <- struct{}{}
+	for range c {
+		wg.Go(func() {
+			for h := range work {
+				if ctx.Err() != nil || time.Since(h.claimed)+w.cfg.Timeout > w.cfg.Lease {
+					w.release(ctx, h.it) // shutting down, or too late to finish within the lease
+				} else {
+					took := w.handle(ctx, h.it)
+					old := meanRun.Load()
+					meanRun.Store(old + (int64(took)-old)/8)
+				}
+				inHand.Add(-1)
+				w.Wake() // a slot is free, and the next item of its key may be claimable now
+			}
+		})
 	}
-	for {
-		n := 0 // slots free right now: wait for one, then take the rest that are free
+	defer func() {
+		close(work)
+		wg.Wait()
+	}()
+	for ctx.Err() == nil {
+		limit := c
+		if time.Duration(meanRun.Load()) < fastHandler {
+			limit = c * (reservePerSlot + 1)
+		}
+		n := limit - int(inHand.Load())
+		got := 0
+		if n > 0 {
+			items, err := w.claim(ctx, n)
+			if err != nil {
+				w.cfg.Log.WithError(err).Warn("queue: claim failed")
+			}
+			now := time.Now()
+			inHand.Add(int64(len(items)))
+			for _, it := range items {
+				work <- held{it: it, claimed: now}
+			}
+			got = len(items)
+		}
+		if got > 0 && got == n {
+			continue // maybe more are due: claim again once a slot frees (the loop checks inHand)
+		}
 		select {
 		case <-ctx.Done():
-			return
-		case <-free:
-			n = 1
+		case <-w.wake:
+		case <-time.After(w.cfg.Poll):
 		}
-	drain:
-		for n < w.cfg.Concurrency {
-			select {
-			case <-free:
-				n++
-			default:
-				break drain
-			}
-		}
-		items, err := w.claim(ctx, n)
-		if err != nil {
-			w.cfg.Log.WithError(err).Warn("queue: claim failed")
-		}
-		for range n - len(items) {
-			free <- struct{}{}
-		}
-		for _, it := range items {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				w.handle(ctx, it)
-				free <- struct{}{}
-				w.Wake() // the next item of its key may be claimable now
-			}()
-		}
-		if len(items) == 0 {
-			select {
-			case <-ctx.Done():
-				return
-			case <-w.wake:
-			case <-time.After(w.cfg.Poll):
-			}
-		}
+	}
+}
+
+// release gives an item back untouched.
+func (w *Worker) release(ctx context.Context, it core.QueueItem) {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+	defer cancel()
+	err := w.q.ReleaseItem(sctx, it, w.cfg.Holder)
+	outcome := Released
+	if err != nil {
+		outcome = Lost
+	}
+	if w.cfg.Observer != nil {
+		w.cfg.Observer.Settled(it, outcome, nil, 0)
 	}
 }
 
@@ -175,7 +210,7 @@ func (w *Worker) claim(ctx context.Context, n int) ([]core.QueueItem, error) {
 	return items, err
 }
 
-func (w *Worker) handle(ctx context.Context, it core.QueueItem) {
+func (w *Worker) handle(ctx context.Context, it core.QueueItem) time.Duration {
 	start := time.Now()
 	hctx, cancel := context.WithTimeout(ctx, w.cfg.Timeout)
 	err := w.call(hctx, it)
@@ -209,6 +244,7 @@ func (w *Worker) handle(ctx context.Context, it core.QueueItem) {
 	if w.cfg.Observer != nil {
 		w.cfg.Observer.Settled(it, outcome, err, took)
 	}
+	return took
 }
 
 // call runs the handler, turning a panic into an error so one bad item cannot stop the worker.
