@@ -43,8 +43,6 @@ type benchEnv struct {
 	ws       core.ID
 	srv      *httptest.Server
 	received atomic.Int64
-	mu       sync.Mutex
-	lags     []time.Duration
 }
 
 func newBenchEnv(b *testing.B, st core.Store, delay time.Duration) *benchEnv {
