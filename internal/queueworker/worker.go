@@ -130,25 +130,38 @@ func (w *Worker) Run(ctx context.Context) {
 	work := make(chan held, c*(reservePerSlot+1))
 	var inHand atomic.Int64  // claimed and not yet settled
 	var meanRun atomic.Int64 // running mean of a handler's time, in ns
-	var wg sync.WaitGroup
+	// A slot hands its item's store write to a settler and takes the next item: the write's round trip
+	// and commit overlap the next delivery. settling bounds the writes in flight.
+	settling := make(chan struct{}, 2*c)
+	var wg, settlers sync.WaitGroup
+	done := func() {
+		inHand.Add(-1)
+		w.Wake() // a slot is free, and the next item of its key may be claimable now
+	}
 	for range c {
 		wg.Go(func() {
 			for h := range work {
 				if ctx.Err() != nil || time.Since(h.claimed)+w.cfg.Timeout > w.cfg.Lease {
 					w.release(ctx, h.it) // shutting down, or too late to finish within the lease
-				} else {
-					took := w.handle(ctx, h.it)
-					old := meanRun.Load()
-					meanRun.Store(old + (int64(took)-old)/8)
+					done()
+					continue
 				}
-				inHand.Add(-1)
-				w.Wake() // a slot is free, and the next item of its key may be claimable now
+				took, cut, err := w.handle(ctx, h.it)
+				old := meanRun.Load()
+				meanRun.Store(old + (int64(took)-old)/8)
+				settling <- struct{}{}
+				settlers.Go(func() {
+					w.settle(ctx, h.it, err, cut, took)
+					<-settling
+					done()
+				})
 			}
 		})
 	}
 	defer func() {
 		close(work)
 		wg.Wait()
+		settlers.Wait()
 	}()
 	for ctx.Err() == nil {
 		limit := c
@@ -210,12 +223,18 @@ func (w *Worker) claim(ctx context.Context, n int) ([]core.QueueItem, error) {
 	return items, err
 }
 
-func (w *Worker) handle(ctx context.Context, it core.QueueItem) time.Duration {
+// handle runs the handler on it, bounded by the timeout; cut reports an error caused by shutdown.
+func (w *Worker) handle(ctx context.Context, it core.QueueItem) (took time.Duration, cut bool, err error) {
 	start := time.Now()
 	hctx, cancel := context.WithTimeout(ctx, w.cfg.Timeout)
-	err := w.call(hctx, it)
+	err = w.call(hctx, it)
 	cancel()
-	took := time.Since(start)
+	return time.Since(start), err != nil && ctx.Err() != nil, err
+}
+
+// settle records the outcome of handling it in the store: done, given back (cut short by shutdown),
+// retried later or kept as failed.
+func (w *Worker) settle(ctx context.Context, it core.QueueItem, err error, cut bool, took time.Duration) {
 	sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
 	defer scancel()
 	log := w.cfg.Log.WithFields(logrus.Fields{"queue": it.Queue, "item": it.ID, "attempt": it.Attempts})
@@ -224,7 +243,7 @@ func (w *Worker) handle(ctx context.Context, it core.QueueItem) time.Duration {
 	switch {
 	case err == nil:
 		outcome, serr = Done, w.q.FinishItem(sctx, it, w.cfg.Holder)
-	case ctx.Err() != nil:
+	case cut:
 		outcome, serr = Released, w.q.ReleaseItem(sctx, it, w.cfg.Holder)
 	default:
 		var failed bool
@@ -244,7 +263,6 @@ func (w *Worker) handle(ctx context.Context, it core.QueueItem) time.Duration {
 	if w.cfg.Observer != nil {
 		w.cfg.Observer.Settled(it, outcome, err, took)
 	}
-	return took
 }
 
 // call runs the handler, turning a panic into an error so one bad item cannot stop the worker.
