@@ -252,8 +252,9 @@ func (b *bareInsert) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// A feedback with a description queues its insight job in the same statement, as the store does:
 		// the floor does the same work for the same body.
 		insert = `WITH r AS (` + insert + ` RETURNING workspace_id, id)
-			INSERT INTO insight_jobs (id, workspace_id, record_id, state, max_attempts, run_at, created_at, updated_at)
-			SELECT $7, r.workspace_id, r.id, 'queued', 3, $6, $6, $6 FROM r`
+			INSERT INTO queue_items (id, queue, kind, workspace_id, order_key, body, state, retry_for_ms, run_at,
+				give_up_at, created_at, updated_at)
+			SELECT $7, 'insights', 'insight', r.workspace_id, r.id, '', 'queued', 86400000, $6, $6 + interval '1 day', $6, $6 FROM r`
 		args = append(args, string(core.NewID()))
 	}
 	if _, err := b.pool.Exec(r.Context(), insert, args...); err != nil {

@@ -38,6 +38,9 @@ func (e *env) partAPI(ctx context.Context) *Part {
 	e.run(ctx, p, goBench{Pkg: "./api", Bench: "^BenchmarkCreateFeedback$", Benchtime: fmt.Sprintf("%dx", sz.APICreates),
 		Timeout: 15 * time.Minute}, 0, "BenchmarkCreateFeedback")
 	e.run(ctx, p, goBench{Pkg: "./api", Bench: "^BenchmarkPatchStatus$/^sqlite$", Benchtime: "20x", Timeout: 15 * time.Minute}, 0, "BenchmarkPatchStatus")
+	// What records that move cost a create: the store as migrated against the same store without the
+	// schema objects those features put on the create path, alternating.
+	e.run(ctx, p, goBench{Pkg: "./api", Bench: "^BenchmarkCreateMovesCost$/^sqlite$", Benchtime: "20x", Timeout: 15 * time.Minute}, 0, "BenchmarkCreateMovesCost")
 	// The daemon's connection pool against a plain listener, 8 clients, the two arms alternating.
 	e.run(ctx, p, goBench{Pkg: "./daemon", Bench: "^BenchmarkConnPool$", Benchtime: "20x", Timeout: 5 * time.Minute}, 0, "BenchmarkConnPool")
 	// The demand listing fills 100,000 records, quick enough on SQLite to run in both modes.
@@ -72,6 +75,8 @@ func (e *env) partPGStore(ctx context.Context) *Part {
 	}
 	e.run(ctx, p, goBench{Pkg: "./api", Bench: "^BenchmarkPatchStatus$/^postgres$", Benchtime: "20x", Env: e.pgEnv(),
 		Timeout: 15 * time.Minute}, 0, "BenchmarkPatchStatus")
+	e.run(ctx, p, goBench{Pkg: "./api", Bench: "^BenchmarkCreateMovesCost$/^postgres$", Benchtime: "20x", Env: e.pgEnv(),
+		Timeout: 15 * time.Minute}, 0, "BenchmarkCreateMovesCost")
 	e.run(ctx, p, goBench{Pkg: "./store/postgres", Bench: "^BenchmarkDemandListing$", Benchtime: "1x",
 		Env: append(e.pgEnv(), "FEEDBRIDGE_BENCH_DEMAND_LINKS="+strconv.Itoa(sz.PGDemandLinks)), Timeout: 30 * time.Minute},
 		sz.PGDemandLinks, "BenchmarkDemandListing")

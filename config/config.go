@@ -3,7 +3,13 @@
 // path, "file:/path" secrets are read from files, and Redacted gives a view safe to print.
 package config
 
-import "time"
+import (
+	"slices"
+	"time"
+
+	"github.com/feedbridge/feedbridge/connectors"
+	"github.com/feedbridge/feedbridge/core"
+)
 
 // Config is the whole configuration. Each connector kind's entries stay raw because every connector
 // package decodes and validates its own section.
@@ -17,12 +23,36 @@ type Config struct {
 	Connectors Connectors  `koanf:"connectors"`
 	Console    Console     `koanf:"console"`
 	Events     Subscribers `koanf:"events"`
+	Notify     Notify      `koanf:"notify"`
+}
+
+// Notify configures closing the loop: telling the people who brought an Idea or Feature when it moves.
+type Notify struct {
+	Statuses  []string   `koanf:"statuses"`
+	Customers bool       `koanf:"customers"`
+	SMTP      NotifySMTP `koanf:"smtp"`
+	// RetryFor goes beyond the documented keys: how long a message that cannot be sent is retried.
+	RetryFor time.Duration `koanf:"retry_for"`
+}
+
+// NotifySMTP is the mail server that email notifications go through; no server sends no email.
+type NotifySMTP struct {
+	Server       string            `koanf:"server"`
+	Security     string            `koanf:"security"`
+	Username     string            `koanf:"username"`
+	Password     connectors.Secret `koanf:"password" secret:"true"`
+	From         string            `koanf:"from"`
+	AllowPrivate bool              `koanf:"allow_private"`
 }
 
 // Console configures the web pages for people served beside the API.
 type Console struct {
 	Enabled   bool   `koanf:"enabled"`
 	PublicURL string `koanf:"public_url"`
+	// UploadDir keeps CSV files uploaded in the console until they are imported, and the failed rows of
+	// their runs; MaxUpload bounds one file in bytes.
+	UploadDir string `koanf:"upload_dir"`
+	MaxUpload int64  `koanf:"max_upload"`
 }
 
 // Sources extends the canonical set of source labels for every workspace.
@@ -115,7 +145,9 @@ func Default() Config {
 		Insights:   Insights{Provider: "builtin", Workers: 2, OpenAI: OpenAI{Timeout: 60 * time.Second}},
 		Sources:    Sources{Add: []string{}},
 		Connectors: Connectors{},
-		Console:    Console{Enabled: true},
+		Console:    Console{Enabled: true, MaxUpload: 2 << 30},
 		Events:     Subscribers{},
+		Notify: Notify{Statuses: slices.Clone(core.NotifyStatuses), RetryFor: 24 * time.Hour,
+			SMTP: NotifySMTP{Security: "starttls"}},
 	}
 }

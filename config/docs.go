@@ -26,9 +26,20 @@ func keyDocs() map[string]string {
 		"insights.openai.timeout":           "How long one attempt (request and answer) may take before it is retried; 0 means the default. An extension of the contract.",
 		"sources.add":                       "Extra source labels (`Phone`, `Chat`), kept as written, for every workspace: a record's source that matches one ignoring case, spaces, `-`, `_` and `.` takes it instead of `Other`. A connector entry's `source` must be a label of the set (canonical, synonym or added).",
 		"console.enabled":                   "Serve the console (the pages for people) on the HTTP listener.",
+		"console.upload_dir":                "Folder for CSV files uploaded in the console, kept until imported (a day at most), and the failed rows of their runs (kept 30 days); empty: `feedbridge-uploads` in the system's temporary folder. Replicas behind one address need a shared folder, or sticky sessions.",
+		"console.max_upload":                "Largest CSV file the console accepts for import, in bytes; larger: 413.",
 		"console.public_url":                "Base URL of the console as people reach it, e.g. `https://feedback.example.com`, used in sign-in links; empty: `http://` and the listen address.",
 		"connectors":                        "Connector entries by kind: each kind takes a list of entries, see below.",
 		"events":                            "Subscribers that receive the workspace's changes as signed POSTs, see below and docs/events.md. From the environment: `FEEDBRIDGE_EVENTS` as a JSON list.",
+		"notify.statuses":                   "Statuses of an Idea or Feature that tell the people who brought it (the Slack user who filed it or saved a linked message, the colleague who forwarded a linked mail); `[]` tells nobody. Any status name of an Idea or Feature, matched as in the API.",
+		"notify.customers":                  "Also email the outside customer of an email submission (the original sender). Off: only colleagues hear.",
+		"notify.retry_for":                  "Extension. How long a message that cannot be sent is retried (backoff as for events) before it is kept as failed, listed by `feedbridge events failed`.",
+		"notify.smtp.server":                "Mail server for email notifications, host:port (587 for starttls, 465 for tls). Empty: no email is sent; Slack replies still are.",
+		"notify.smtp.security":              "starttls (upgrade a plain connection, refused if the server does not offer it) or tls (TLS from the start); none only to a loopback address.",
+		"notify.smtp.username":              "User for password authentication (PLAIN, only over TLS); empty: no authentication.",
+		"notify.smtp.password":              "Secret. Password for `username`; may be `file:/path`.",
+		"notify.smtp.from":                  "Sender address of the notifications, e.g. `feedback@example.com`. Required with a server.",
+		"notify.smtp.allow_private":         "Extension. Allow a server on a loopback, private or link-local address (checked at each connection), as `allow_private` does for CSV URLs and event subscribers.",
 	}
 }
 

@@ -55,6 +55,9 @@ func (c *Config) Validate() []error {
 		add("store.url", "%v", err)
 	}
 
+	if c.Console.MaxUpload <= 0 {
+		add("console.max_upload", "must be a positive number of bytes; got %d", c.Console.MaxUpload)
+	}
 	if u := c.Console.PublicURL; u != "" {
 		if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" || p.RawQuery != "" || p.Fragment != "" {
 			add("console.public_url", "must be an http:// or https:// URL such as https://feedback.example.com; got %q", u)
@@ -84,6 +87,7 @@ func (c *Config) Validate() []error {
 
 	errs = append(errs, c.validateSources()...)
 	errs = append(errs, c.validateInsights()...)
+	errs = append(errs, c.validateNotify()...)
 	errs = append(errs, c.Connectors.validateNames()...)
 	errs = append(errs, c.validateEvents()...)
 	sortErrors(errs)

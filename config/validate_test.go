@@ -38,6 +38,18 @@ func TestValidate(t *testing.T) {
 			want: []string{"console.public_url"}},
 		{name: "console public url of another scheme", mutate: func(c *Config) { c.Console.PublicURL = "ftp://example.com" },
 			want: []string{"console.public_url"}},
+		{name: "notify statuses in any case", mutate: func(c *Config) { c.Notify.Statuses = []string{"in progress", "RELEASED"} }},
+		{name: "notify status of feedback", mutate: func(c *Config) { c.Notify.Statuses = []string{"Archived", "Merged"} },
+			want: []string{"notify.statuses", "notify.statuses"}},
+		{name: "notify smtp complete", mutate: func(c *Config) {
+			c.Notify.SMTP = NotifySMTP{Server: "smtp.example.com:465", Security: "tls", Username: "u", Password: "p", From: "fb@example.com"}
+		}},
+		{name: "notify smtp none on loopback", mutate: func(c *Config) {
+			c.Notify.SMTP = NotifySMTP{Server: "127.0.0.1:25", Security: "none", From: "fb@example.com"}
+		}},
+		{name: "notify smtp problems", mutate: func(c *Config) {
+			c.Notify.SMTP = NotifySMTP{Server: "smtp.example.com", Security: "none", Username: "u", From: "Feedback <fb@example.com>"}
+		}, want: []string{"notify.smtp.from", "notify.smtp.password", "notify.smtp.security", "notify.smtp.server"}},
 		{name: "log level", mutate: func(c *Config) { c.Log.Level = "verbose" }, want: []string{"log.level"}},
 		{name: "empty log level", mutate: func(c *Config) { c.Log.Level = "" }, want: []string{"log.level"}},
 		{name: "log format", mutate: func(c *Config) { c.Log.Format = "xml" }, want: []string{"log.format"}},

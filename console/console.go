@@ -23,6 +23,13 @@ type Options struct {
 	// address signed in as; 0 means DefaultFailureDelay.
 	FailureDelay time.Duration
 	Now          func() time.Time
+	// PublicURL is the base of sign-in links made in the console; empty: the host the admin used.
+	PublicURL string
+	// UploadDir holds uploaded CSV files between preview and import, and console runs' failed rows;
+	// empty: a folder under the system's temporary directory.
+	UploadDir string
+	// UploadLimit bounds one uploaded file in bytes; 0 means DefaultUploadLimit.
+	UploadLimit int64
 }
 
 // DefaultFailureDelay is the first wait that repeated failed sign-ins cost; it doubles with each further one.
@@ -36,11 +43,15 @@ type Server struct {
 	throttle *throttle
 	csrf     *http.CrossOriginProtection
 	now      func() time.Time
+	// publicURL is the base of sign-in links; uploads keeps CSV uploads and failed rows.
+	publicURL string
+	uploads   *spool
+	busy      busyUploads
 }
 
 // New parses the templates and builds the server; a template that does not parse is a programming error.
 func New(svc *core.Service, o Options) *Server {
-	s := &Server{svc: svc, log: o.Log, now: o.Now}
+	s := &Server{svc: svc, log: o.Log, now: o.Now, publicURL: o.PublicURL}
 	if s.log == nil {
 		l := logrus.New()
 		l.SetOutput(io.Discard)
@@ -54,6 +65,7 @@ func New(svc *core.Service, o Options) *Server {
 	}
 	s.throttle = newThrottle(o.FailureDelay, s.now)
 	s.pages = parsePages()
+	s.uploads = newSpool(o.UploadDir, o.UploadLimit, s.now)
 	s.csrf = http.NewCrossOriginProtection()
 	s.csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusForbidden, "This request came from another site and was refused.")
@@ -92,6 +104,11 @@ func (s *Server) Register(mux *http.ServeMux) {
 	page("GET /settings", s.member(core.RoleViewer, s.settings))
 	page("POST /settings/keys", s.member(core.RoleAdmin, s.createKey))
 	page("POST /settings/keys/{id}/revoke", s.member(core.RoleAdmin, s.revokeKey))
+	page("POST /settings/members", s.member(core.RoleAdmin, s.addMember))
+	page("POST /settings/members/{id}/role", s.member(core.RoleAdmin, s.changeRole))
+	page("POST /settings/members/{id}/remove", s.member(core.RoleAdmin, s.removeMember))
+	page("POST /settings/members/{id}/link", s.member(core.RoleAdmin, s.memberLink))
+	s.registerImports(page)
 }
 
 // secure sends every console response private and unframeable, with a policy that runs only the console's

@@ -79,13 +79,20 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-func newEnv(t *testing.T, st core.Store) *env {
+func newEnv(t *testing.T, st core.Store) *env { return newEnvWith(t, st, console.Options{}) }
+
+// newEnvWith is newEnv with console options; failure delay, log and upload folder are the test's own.
+func newEnvWith(t *testing.T, st core.Store, o console.Options) *env {
 	svc := core.NewService(st, core.Options{Matcher: suggest.New(st, suggest.Options{})})
 	logs := &syncBuffer{}
 	l := logrus.New()
 	l.SetOutput(logs)
 	log := logrus.NewEntry(l)
-	c := console.New(svc, console.Options{FailureDelay: 100 * time.Millisecond, Log: log})
+	o.FailureDelay, o.Log = 100*time.Millisecond, log
+	if o.UploadDir == "" {
+		o.UploadDir = t.TempDir()
+	}
+	c := console.New(svc, o)
 	srv := httptest.NewServer(api.New(svc, api.Options{Extra: c.Register, Log: log}).Handler())
 	t.Cleanup(srv.Close)
 	e := &env{t: t, ctx: t.Context(), svc: svc, srv: srv, logs: logs}

@@ -10,26 +10,32 @@ import (
 
 type settingsData struct {
 	Keys    []core.APIKey
-	Members []core.Member // admins only
-	NewKey  string        // the key just created, shown this once
+	Members []core.Member // every member reads the list; admins change it
+	Me      core.ID
+	Roles   []core.Role
+	settingsNote
+}
+
+// settingsNote is what an action shows once: a new key or a new member's sign-in link.
+type settingsNote struct {
+	NewKey string
+	Link   *newLink
 }
 
 func (s *Server) settings(w http.ResponseWriter, r *http.Request, m *core.Member) {
-	s.showSettings(w, r, m, http.StatusOK, "", "")
+	s.showSettings(w, r, m, http.StatusOK, settingsNote{}, "")
 }
 
-func (s *Server) showSettings(w http.ResponseWriter, r *http.Request, m *core.Member, status int, newKey, problem string) {
+func (s *Server) showSettings(w http.ResponseWriter, r *http.Request, m *core.Member, status int, note settingsNote, problem string) {
 	keys, err := s.svc.Keys(r.Context(), m.Workspace)
 	if err != nil {
 		s.internal(w, r, err)
 		return
 	}
-	d := settingsData{Keys: keys, NewKey: newKey}
-	if m.Role.Allows(core.RoleAdmin) {
-		if d.Members, err = s.svc.Members(r.Context(), m.Workspace); err != nil {
-			s.internal(w, r, err)
-			return
-		}
+	d := settingsData{Keys: keys, Me: m.ID, Roles: roles, settingsNote: note}
+	if d.Members, err = s.svc.Members(r.Context(), m.Workspace); err != nil {
+		s.internal(w, r, err)
+		return
 	}
 	s.render(w, r, status, "settings", view{Title: "Settings", Nav: "settings", Member: m, Error: problem, Data: d})
 }
@@ -39,7 +45,7 @@ func (s *Server) showSettings(w http.ResponseWriter, r *http.Request, m *core.Me
 func (s *Server) createKey(w http.ResponseWriter, r *http.Request, m *core.Member) {
 	name := strings.TrimSpace(r.PostFormValue("name"))
 	if len(name) > 200 {
-		s.showSettings(w, r, m, http.StatusBadRequest, "", "A key name is at most 200 characters.")
+		s.showSettings(w, r, m, http.StatusBadRequest, settingsNote{}, "A key name is at most 200 characters.")
 		return
 	}
 	_, secret, err := s.svc.CreateKey(r.Context(), m.Workspace, name)
@@ -48,7 +54,7 @@ func (s *Server) createKey(w http.ResponseWriter, r *http.Request, m *core.Membe
 		return
 	}
 	s.log.WithFields(map[string]any{"workspace": m.Workspace, "member": m.ID}).Info("console: api key created")
-	s.showSettings(w, r, m, http.StatusOK, secret, "")
+	s.showSettings(w, r, m, http.StatusOK, settingsNote{NewKey: secret}, "")
 }
 
 func (s *Server) revokeKey(w http.ResponseWriter, r *http.Request, m *core.Member) {

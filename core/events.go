@@ -3,6 +3,8 @@ package core
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"slices"
 	"strings"
 	"time"
 )
@@ -20,21 +22,33 @@ type FailedEvent struct {
 }
 
 // FailedEvents lists the events given up on, of ws or of every workspace when ws is "", most recently
-// failed first.
+// failed first. Closing-the-loop messages given up on are listed with them: their subscriber is their
+// queue ("notify:slack", "notify:email"), their type "notify" and their record the idea that moved.
 func (s *Service) FailedEvents(ctx context.Context, ws ID) ([]FailedEvent, error) {
 	its, err := s.store.FailedItems(ctx, EventKind, ws)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]FailedEvent, len(its))
-	for i, it := range its {
+	notices, err := s.store.FailedItems(ctx, NotifyKind, ws)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]FailedEvent, 0, len(its)+len(notices))
+	for _, it := range its {
 		var head struct {
 			Type string `json:"type"`
 		}
 		_ = json.Unmarshal(it.Body, &head) // a body the store kept is one Items wrote; a bad one shows no type
-		out[i] = FailedEvent{ID: it.ID, Subscriber: strings.TrimPrefix(it.Queue, EventQueue("")), Workspace: it.Workspace,
-			Type: head.Type, Record: ID(it.Key), Attempts: it.Attempts, LastError: it.LastError, FailedAt: it.UpdatedAt}
+		out = append(out, FailedEvent{ID: it.ID, Subscriber: strings.TrimPrefix(it.Queue, EventQueue("")), Workspace: it.Workspace,
+			Type: head.Type, Record: ID(it.Key), Attempts: it.Attempts, LastError: it.LastError, FailedAt: it.UpdatedAt})
 	}
+	for _, it := range notices {
+		var n Notice
+		_ = json.Unmarshal(it.Body, &n) // written by NotifyPlan.Items; a bad one shows no record
+		out = append(out, FailedEvent{ID: it.ID, Subscriber: it.Queue, Workspace: it.Workspace, Type: NotifyKind,
+			Record: n.Record, Attempts: it.Attempts, LastError: it.LastError, FailedAt: it.UpdatedAt})
+	}
+	slices.SortStableFunc(out, func(a, b FailedEvent) int { return b.FailedAt.Compare(a.FailedAt) })
 	return out, nil
 }
 
@@ -42,7 +56,18 @@ func (s *Service) FailedEvents(ctx context.Context, ws ID) ([]FailedEvent, error
 // subscriber it failed for), or all when id is "" (of ws, or of every workspace when ws is ""). A given id
 // with no failed event is ErrNotFound.
 func (s *Service) RetryEvents(ctx context.Context, ws, id ID) (int, error) {
-	return s.store.RetryFailedItems(ctx, EventKind, ws, id)
+	n, err := s.store.RetryFailedItems(ctx, EventKind, ws, id)
+	if err != nil && !(errors.Is(err, ErrNotFound) && id != "") {
+		return n, err
+	}
+	m, nerr := s.store.RetryFailedItems(ctx, NotifyKind, ws, id)
+	switch {
+	case nerr == nil:
+		return n + m, nil
+	case errors.Is(nerr, ErrNotFound) && err == nil:
+		return n, nil
+	}
+	return n + m, nerr
 }
 
 // SubscriberStatus is how delivery to one subscriber of a workspace stands, for the API: configured

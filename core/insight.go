@@ -2,14 +2,15 @@ package core
 
 import "time"
 
-// InsightJob is a durable queue entry: one feedback waiting for insight extraction.
+// InsightJob is one feedback waiting for insight extraction: an item of the durable queue (InsightQueue,
+// keyed by the record) seen as the insight pool uses it. A done job leaves the queue.
 type InsightJob struct {
 	ID          ID
 	Workspace   ID
 	RecordID    ID
-	State       string // queued | running | done | failed
+	State       string // queued | running | failed (JobDone only where a caller reports a job gone)
 	Attempts    int
-	MaxAttempts int
+	MaxAttempts int // always DefaultJobAttempts: the pool's configuration decides the last attempt
 	LastError   string
 	RunAt       time.Time // not before
 	LeaseUntil  time.Time // while running

@@ -67,6 +67,8 @@ type MemberStore interface {
 	Member(ctx context.Context, id ID) (Member, error)
 	MemberByEmail(ctx context.Context, email string) (Member, error) // email lower-cased
 	DeleteMember(ctx context.Context, id ID) error
+	// SetMemberRole changes a member's role; an absent member is ErrNotFound.
+	SetMemberRole(ctx context.Context, id ID, role Role) error
 	// PutSignInLink gives the member a new link (by its token's hash), replacing any earlier one.
 	PutSignInLink(ctx context.Context, member ID, hash string, expires time.Time) error
 	// SignInLink finds the member of a link that has not expired at now; ErrNotFound otherwise.

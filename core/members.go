@@ -82,6 +82,33 @@ func (s *Service) RemoveMember(ctx context.Context, id ID) error {
 	return s.store.DeleteMember(ctx, id)
 }
 
+// WorkspaceMember returns a member of ws; a member of another workspace is ErrNotFound, as if absent.
+func (s *Service) WorkspaceMember(ctx context.Context, ws, id ID) (Member, error) {
+	m, err := s.store.Member(ctx, id)
+	if err == nil && m.Workspace != ws {
+		err = ErrNotFound
+	}
+	return m, err
+}
+
+// SetMemberRole changes the role of a member of ws. The member's sessions read the role on every
+// request, so the change applies at once.
+func (s *Service) SetMemberRole(ctx context.Context, ws, id ID, role Role) (Member, error) {
+	r, ok := ParseRole(string(role))
+	if !ok {
+		return Member{}, invalid("role", "invalid role", "role must be one of admin, editor, viewer.")
+	}
+	m, err := s.WorkspaceMember(ctx, ws, id)
+	if err != nil {
+		return Member{}, err
+	}
+	if err := s.store.SetMemberRole(ctx, id, r); err != nil {
+		return Member{}, err
+	}
+	m.Role = r
+	return m, nil
+}
+
 // NewSignInLink gives a member a fresh sign-in link token, valid for SignInLinkTTL; an earlier link stops
 // working.
 func (s *Service) NewSignInLink(ctx context.Context, member ID) (Member, string, error) {

@@ -35,6 +35,10 @@ type RecordChange struct {
 	// Base is the reading c was computed from, when the caller has it; see Applied.
 	Base   *Record
 	Outbox *Outbox // the events the store writes in the change's transaction
+	// Notify, set when the status moves to one that tells the people who brought the record: the store
+	// reads their NotifySources in the change's transaction and writes Notify.Items of those not told of
+	// this status before (see NotifyPlan).
+	Notify *NotifyPlan
 }
 
 // LinkChange links (or unlinks) a Feedback and an Idea or Feature.

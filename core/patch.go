@@ -36,6 +36,11 @@ func (s *Service) Update(ctx context.Context, ws, id ID, p Patch, ifMatch string
 	if p == (Patch{}) {
 		return Record{}, invalid("body", "empty patch", "The body names no field to change.")
 	}
+	if mv, ok := s.store.(StatusMover); ok && onlyStatus(p) {
+		if rec, done, err := s.moveStatus(ctx, mv, ws, id, p, ifMatch); done {
+			return rec, err
+		}
+	}
 	for attempt := 0; ; attempt++ {
 		rec, err := s.store.Record(ctx, ws, id)
 		if err != nil {
@@ -59,6 +64,7 @@ func (s *Service) Update(ctx context.Context, ws, id ID, p Patch, ifMatch string
 		}
 		c.History.Actor = ActorFrom(ctx)
 		c.Outbox = s.outbox(ws, EventRecordUpdated, EventRecordStatusChanged)
+		c.Notify = s.notifyPlan(rec, c.Status)
 		out, err := s.store.UpdateRecord(ctx, ws, c)
 		if errors.Is(err, ErrStale) {
 			if ifMatch != "" {

@@ -39,7 +39,8 @@ const DefaultRetryFor = 24 * time.Hour
 // that replicas whose clocks differ still agree.
 //
 // EnqueueItems stores items as queued and due at once, in one transaction; an item whose (Queue, ID) is
-// already stored is left as it is. ClaimItems leases up to n claimable items of queue to worker, in enqueue
+// already stored is left as it is. An item's CreatedAt, when set, is kept as the time its work arose (a
+// delivery's receipt); otherwise it is the store's now. ClaimItems leases up to n claimable items of queue to worker, in enqueue
 // order: queued ones that are due and running ones whose lease ran out, skipping any with an earlier pending
 // item of the same key; each claim counts as an attempt, and concurrent claims never hand one item to two
 // holders. FinishItem removes an item, RetryItem records an attempt's error and makes it due again after
@@ -60,7 +61,39 @@ type Queue interface {
 	RetryFailedItems(ctx context.Context, kind string, ws ID, id ID) (int, error)
 	QueueStats(ctx context.Context, queue string) (QueueStats, error)
 	PendingQueues(ctx context.Context, kind string, ws ID) ([]string, error)
+	QueueHolding
 }
+
+// QueueHolding is what a pool of workers that shares one queue between workspaces needs beside Queue
+// (the insight pool, the webhook workers).
+//
+// ClaimFair leases up to n claimable items of queue to worker as ClaimItems does, but running items whose
+// lease ran out come first, then due queued items are dealt in turn from each workspace that has some
+// (round robin, oldest first within a workspace; each store keeps its place in the rotation), so that one
+// workspace's backlog never holds up another's work. FailItem records an attempt's error and makes the
+// item due again at runAt, or keeps it as failed at once when final (the consumer counts its own
+// attempts), only while worker holds it (ErrConflict otherwise). ExtendHeld renews the lease of every item
+// of queue that worker holds (its heartbeat) and returns how many; ReleaseHeld gives back, as ReleaseItem
+// does, every item of queue worker holds except those in keep, and returns how many. KeptItems lists the
+// items of queue kept for ws (queued, running or failed), oldest first.
+type QueueHolding interface {
+	ClaimFair(ctx context.Context, queue, worker string, n int, lease time.Duration) ([]QueueItem, error)
+	FailItem(ctx context.Context, it QueueItem, worker, msg string, runAt time.Time, final bool) error
+	ExtendHeld(ctx context.Context, queue, worker string, lease time.Duration) (int, error)
+	ReleaseHeld(ctx context.Context, queue, worker string, keep []ID) (int, error)
+	KeptItems(ctx context.Context, queue string, ws ID) ([]QueueItem, error)
+}
+
+// The queue's users other than events: insight jobs (one queue, ordered per record) and inbound
+// deliveries (one queue per connector entry).
+const (
+	InsightQueue = "insights" // the queue of insight jobs; Key is the record id
+	KindInsight  = "insight"
+	KindDelivery = "delivery"
+)
+
+// DeliveryQueue is the queue of the deliveries of a connector entry ("<kind>:<name>").
+func DeliveryQueue(entry string) string { return "delivery:" + entry }
 
 // QueueStats counts one queue's items by state.
 type QueueStats struct {

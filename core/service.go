@@ -38,7 +38,8 @@ type Service struct {
 	faults     *Faults
 	sources    *SourceSet
 	matcher    Matcher
-	subs       subsPointer // event subscribers by workspace (outbox.go)
+	subs       subsPointer   // event subscribers by workspace (outbox.go)
+	notify     notifyPointer // closing-the-loop policy (notify.go)
 	recordView func(Record) any
 
 	keyMu        sync.Mutex

@@ -40,6 +40,8 @@ type NewRecord struct {
 	CreatedBy Actor
 	// ImportRun is the CSV import run that wrote the record (bulk path only), so that it can be undone.
 	ImportRun ID
+	// Origin is the stored form of how a connector received it (Origin.String), "" for none.
+	Origin string
 }
 
 // ContactRef names the customer of a record. The store matches the contact by EmailKey (lower-cased
@@ -175,12 +177,17 @@ type Store interface {
 	ImportRun(ctx context.Context, ws ID, id ID) (ImportRun, error)
 	// UndoImport deletes, in transactions of UndoChunk records, the records of the run (of whichever
 	// workspace it is) whose updatedAt is not after the run finished, and lists the others with
-	// KeptChanged. A run still running is ErrConflict, an unknown one ErrNotFound.
-	UndoImport(ctx context.Context, run ID) (UndoResult, error)
+	// KeptChanged. A run still running is ErrConflict, an unknown one ErrNotFound. outbox gives the
+	// outbox of the run's workspace (nil for none): each chunk writes record.deleted for each record it
+	// deletes, as it was, in its own transaction.
+	UndoImport(ctx context.Context, run ID, outbox func(ws ID) *Outbox) (UndoResult, error)
 
-	// Insight queue. Claim leases up to n due jobs (queued, or running with an expired lease) to worker.
+	// Insight queue: insight jobs are items of the general queue (InsightQueue); these are its views for the
+	// insight pool. Claim leases up to n due jobs (queued, or running with an expired lease) to worker,
+	// shared fairly between workspaces (Queue's ClaimFair).
 	ClaimInsightJobs(ctx context.Context, worker string, n int, lease time.Duration) ([]InsightJob, error)
-	// CompleteInsightJob stores the insights and marks the job done, only while worker still holds it.
+	// CompleteInsightJob stores the insights and removes the job from the queue, only while worker still
+	// holds it.
 	CompleteInsightJob(ctx context.Context, job InsightJob, worker string, ins []Insight) error
 	// CompleteInsightJobs completes many jobs as CompleteInsightJob does, in one transaction. A job worker
 	// no longer holds is left as it is and its id returned in notHeld; an error means nothing was written.
@@ -203,7 +210,8 @@ type Store interface {
 	InsightQueueDepth(ctx context.Context) (int, error)
 	Insights(ctx context.Context, ws ID, recordID ID) ([]Insight, error)
 	InsightRows(ctx context.Context, ws ID, from, to time.Time) ([]InsightRow, error)
-	// Deliveries: input a connector answered before writing it (core.Delivery), kept until its records are written. ClaimDeliveries leases
+	// Deliveries: input a connector answered before writing it (core.Delivery), kept on the general queue
+	// (DeliveryQueue of the entry) until its records are written. ClaimDeliveries leases
 	// up to n due deliveries of the entry (queued ones whose time has come, and running ones whose lease ran
 	// out), oldest first; each claim counts as an attempt. Finish removes a delivery and Fail records an
 	// attempt's error (queued again at retryAt, or kept as failed when final), only while worker holds it

@@ -43,6 +43,8 @@ type Submission struct {
 	Idempotency        *Idempotency
 	Checkpoint         *Checkpoint
 	ImportRun          ID // the CSV import run writing it
+	// Origin is how a connector received it, kept so that its people can be answered (nil: none).
+	Origin *Origin
 }
 
 // Result is a created (or replayed) record.
@@ -170,7 +172,7 @@ func (s *Service) prepare(sub Submission) (NewRecord, error) {
 		Release: release, Timeframe: timeframe,
 		Source: s.sources.Normalize(sub.Source, sub.DefaultSource), DedupKey: sub.DedupKey,
 		CountIdea: sub.CountsAgainstLimit, Idempotency: sub.Idempotency, Checkpoint: sub.Checkpoint,
-		ImportRun: sub.ImportRun,
+		ImportRun: sub.ImportRun, Origin: sub.Origin.String(),
 	}
 	if err := checkIDs(&nr, sub); err != nil {
 		return NewRecord{}, err

@@ -32,7 +32,7 @@ func KeptChanged(updated time.Time) string {
 // is not after the run finished: an imported row with its own created_at has the import time as updatedAt,
 // so updatedAt = createdAt alone would keep every backdated row. Running it again deletes nothing more.
 func (s *Service) UndoImport(ctx context.Context, run ID) (UndoResult, error) {
-	r, err := s.store.UndoImport(ctx, run)
+	r, err := s.store.UndoImport(ctx, run, func(ws ID) *Outbox { return s.outbox(ws, EventRecordDeleted) })
 	if err != nil {
 		return UndoResult{}, fmt.Errorf("undo import %s: %w", run, err)
 	}

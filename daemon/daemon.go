@@ -129,7 +129,8 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 		Extra: func(mux *http.ServeMux) {
 			mux.Handle("/", sup)
 			if cfg.Console.Enabled {
-				console.New(svc, console.Options{Log: log.WithField("component", "console")}).Register(mux)
+				console.New(svc, console.Options{Log: log.WithField("component", "console"), PublicURL: cfg.Console.PublicURL,
+					UploadDir: cfg.Console.UploadDir, UploadLimit: cfg.Console.MaxUpload}).Register(mux)
 			}
 		},
 		// Set before the server serves: reloads is assigned just below.
@@ -174,6 +175,11 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 	}
 
 	var wg sync.WaitGroup
+	nt, err := startNotify(bgCtx, &wg, cfg, svc, st, env.Holder, reg, log.WithField("component", "notify"))
+	if err != nil {
+		return err
+	}
+	reloads.onApply = append(reloads.onApply, nt.apply)
 	// Each kind's sweep runs whatever the config holds (a killed CLI import leaves a run to close).
 	for _, k := range connectors.Kinds() {
 		if k.Sweep != nil {

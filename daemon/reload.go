@@ -31,6 +31,8 @@ type reloader struct {
 	faults  *core.Faults
 	results *prometheus.CounterVec
 	ok      prometheus.Gauge
+	// onApply are told of each configuration applied (set before the first reload).
+	onApply []func(*config.Config)
 }
 
 func newReloader(cur *config.Config, load func() (*config.Config, error), sup *supervisor, srv *api.Server,
@@ -103,6 +105,9 @@ func (r *reloader) reload() {
 		r.log.WithField("settings", keys).Warn("reload: these settings changed and take effect only after a restart")
 	}
 	r.cur = next
+	for _, fn := range r.onApply {
+		fn(next)
+	}
 	r.faults.Set(reloadFault, false)
 	r.results.WithLabelValues("applied").Inc()
 	r.ok.Set(1)

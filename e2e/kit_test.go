@@ -159,7 +159,7 @@ func (in *inspector) expireLeases(t *testing.T) {
 		past = "now() - interval '1 hour'"
 	}
 	in.exec(t, "UPDATE leases SET expires_at = "+past)
-	in.exec(t, "UPDATE insight_jobs SET lease_until = "+past+" WHERE state = 'running'")
+	in.exec(t, "UPDATE queue_items SET lease_until = "+past+" WHERE state = 'running'")
 }
 
 // jitter is a random duration in [lo, hi).

@@ -18,11 +18,16 @@ import (
 	"time"
 )
 
-// slackRequest is a signed slash command as Slack sends it, signed at the given time.
+// slackRequest is a signed /feedback command as Slack sends it, signed at the given time.
 func slackRequest(d *daemon, secret string, at time.Time, text string) *http.Request {
+	return slackCommand(d, secret, at, "/feedback", "1.2.3", text)
+}
+
+// slackCommand is a signed slash command of user U0E2E (pat) with its own trigger id.
+func slackCommand(d *daemon, secret string, at time.Time, command, trigger, text string) *http.Request {
 	form := url.Values{"token": {"legacy"}, "team_id": {"T0E2E"}, "team_domain": {"e2e"}, "channel_id": {"C0E2E"},
-		"user_id": {"U0E2E"}, "user_name": {"pat"}, "command": {"/feedback"}, "text": {text},
-		"response_url": {"https://hooks.slack.invalid/commands/1"}, "trigger_id": {"1.2.3"}}
+		"user_id": {"U0E2E"}, "user_name": {"pat"}, "command": {command}, "text": {text},
+		"response_url": {"https://hooks.slack.invalid/commands/1"}, "trigger_id": {trigger}}
 	body := form.Encode()
 	ts := strconv.FormatInt(at.Unix(), 10)
 	mac := hmac.New(sha256.New, []byte(secret))

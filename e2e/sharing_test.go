@@ -99,7 +99,7 @@ connectors:
 			case <-time.After(200 * time.Millisecond):
 			}
 			busy.Store(db.int(t, "SELECT count(*) FROM import_runs WHERE connector = 'big' AND status = 'running'") > 0 ||
-				db.int(t, "SELECT count(*) FROM insight_jobs WHERE state = 'queued'") > 0)
+				db.int(t, "SELECT count(*) FROM queue_items WHERE queue = 'insights' AND state = 'queued'") > 0)
 		}
 	}()
 

@@ -30,7 +30,7 @@ func afterTerm(t *testing.T, db *inspector) {
 	if n := db.int(t, "SELECT count(*) FROM leases"); n != 0 {
 		t.Errorf("%d leases still held after SIGTERM", n)
 	}
-	if n := db.int(t, "SELECT count(*) FROM insight_jobs WHERE state = 'running'"); n != 0 {
+	if n := db.int(t, "SELECT count(*) FROM queue_items WHERE queue = 'insights' AND state = 'running'"); n != 0 {
 		t.Errorf("%d insight jobs still claimed after SIGTERM", n)
 	}
 	if n := db.int(t, "SELECT count(*) FROM import_runs WHERE status = 'running'"); n != 0 {
@@ -166,12 +166,12 @@ func shutdownInsights(t *testing.T, storeURL string) {
 				t.Fatalf("create: %d", code)
 			}
 		}
-		if db.int(t, "SELECT count(*) FROM insight_jobs WHERE state = 'running'") > 0 {
+		if db.int(t, "SELECT count(*) FROM queue_items WHERE queue = 'insights' AND state = 'running'") > 0 {
 			claimed++
 		}
 		longest = max(longest, term(t, d))
 		afterTerm(t, db)
-		if n := db.int(t, "SELECT count(*) FROM insight_jobs WHERE state = 'queued' AND attempts > 0"); n != 0 {
+		if n := db.int(t, "SELECT count(*) FROM queue_items WHERE queue = 'insights' AND state = 'queued' AND attempts > 0"); n != 0 {
 			t.Errorf("%d released jobs were charged an attempt", n)
 		}
 		checkJobs(t, db)

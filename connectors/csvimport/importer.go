@@ -34,6 +34,9 @@ type Options struct {
 	UnknownTags func(labels []string)
 	// ReadBytes, when set, counts the input's bytes read so far (ImportFile only), for progress estimates.
 	ReadBytes *atomic.Int64
+	// Actor, when set, is who the records' history credits (the member who imported in the console);
+	// otherwise the command line or the connector entry.
+	Actor *core.Actor
 }
 
 // DefaultBatchSize is the number of rows written per transaction: large enough that the per-transaction
@@ -47,8 +50,12 @@ const ConnectorCLI = "cli"
 const progressEvery = 2 * time.Second
 
 // FormatError is a file that cannot be imported at all (no header, no title column, a mapping naming a
-// missing column). Trying again will not help; the file has to change.
-type FormatError struct{ Err error }
+// missing column). Trying again will not help; the file or the mapping has to change. Header is the
+// header row when it was read, so that a person can choose a mapping from it.
+type FormatError struct {
+	Err    error
+	Header []string
+}
 
 func (e *FormatError) Error() string { return e.Err.Error() }
 func (e *FormatError) Unwrap() error { return e.Err }
@@ -123,9 +130,12 @@ func Import(ctx context.Context, svc *core.Service, ws core.ID, r io.Reader, nam
 	}
 	opts.RecordType = t
 	// The records' history credits the schedule's entry, or the command line.
-	if opts.Connector == ConnectorCLI {
+	switch {
+	case opts.Actor != nil:
+		ctx = core.WithActor(ctx, *opts.Actor)
+	case opts.Connector == ConnectorCLI:
 		ctx = core.WithActor(ctx, core.Actor{Kind: core.ActorCLI})
-	} else {
+	default:
 		ctx = core.WithActor(ctx, core.Actor{Kind: core.ActorConnector, Name: opts.Connector})
 	}
 	if err := CheckMappingType(opts.Mapping, t); err != nil {

@@ -76,13 +76,13 @@ func NewReader(r io.Reader, opts ReadOptions) (*Reader, error) {
 	for {
 		rec, err := rd.sp.next()
 		if err == io.EOF {
-			return nil, &FormatError{errors.New("empty file: no header row")}
+			return nil, &FormatError{Err: errors.New("empty file: no header row")}
 		}
 		if err != nil {
 			return nil, fmt.Errorf("read: %w", err)
 		}
 		if rec.err != nil {
-			return nil, &FormatError{fmt.Errorf("header on line %d: %w", rec.line, rec.err)}
+			return nil, &FormatError{Err: fmt.Errorf("header on line %d: %w", rec.line, rec.err)}
 		}
 		if blank(rec.fields) {
 			continue
@@ -92,7 +92,7 @@ func NewReader(r io.Reader, opts ReadOptions) (*Reader, error) {
 		break
 	}
 	if rd.cols, err = resolveColumns(rd.header, opts.Mapping); err != nil {
-		return nil, &FormatError{err}
+		return nil, &FormatError{Err: err, Header: rd.header}
 	}
 	return rd, nil
 }

@@ -275,7 +275,7 @@ func (e *entry) store(ctx context.Context, msgs []fetched, advance *position) (d
 			done = append(done, f.uid)
 		default:
 			e.logDistrust(f)
-			subs = append(subs, submission(f.msg, f.received))
+			subs = append(subs, submission(f.msg, f.received, e.Name))
 			owners = append(owners, i)
 		}
 	}

@@ -36,8 +36,9 @@ func parsePosition(v string) (position, bool) {
 }
 
 // submission turns a parsed message into the record to create. The description is text a person typed, so
-// the service must not read it as markup ("<jane@acme.com>" is an address, not a tag).
-func submission(m Message, received time.Time) core.Submission {
+// the service must not read it as markup ("<jane@acme.com>" is an address, not a tag). The origin names the
+// entry, so that the colleague who forwarded it (the reporter) can be told when its idea moves.
+func submission(m Message, received time.Time, entry string) core.Submission {
 	return core.Submission{
 		Type:          core.RecordFeedback,
 		Title:         m.Title,
@@ -49,5 +50,6 @@ func submission(m Message, received time.Time) core.Submission {
 		Reporter:      m.Reporter,
 		DedupKey:      m.DedupKey,
 		CreatedAt:     received,
+		Origin:        &core.Origin{Kind: core.OriginEmail, Entry: entry},
 	}
 }

@@ -26,7 +26,7 @@ func TestDescriptionStaysLiteral(t *testing.T) {
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := Message{Title: "t", Description: tt.desc, DedupKey: "email:lit-" + string(rune('a'+i))}
-			sub := submission(m, time.Time{})
+			sub := submission(m, time.Time{}, "support")
 			if n := utf8.RuneCountInString(sub.Description); n > core.MaxDescription {
 				t.Fatalf("submitted description has %d runes", n)
 			}

@@ -18,13 +18,17 @@ type bot struct {
 }
 
 // newBot returns nil without a token: the entry then has no author lookup, no modal and no threaded replies.
-func newBot(token connectors.Secret, o options) *bot {
+// apiURL is the entry's api_url; a test's options.apiURL goes before it.
+func newBot(token connectors.Secret, apiURL string, o options) *bot {
 	if token.Empty() {
 		return nil
 	}
 	opts := []slackgo.Option{slackgo.OptionHTTPClient(o.httpClient)}
 	if o.apiURL != "" {
-		opts = append(opts, slackgo.OptionAPIURL(o.apiURL))
+		apiURL = o.apiURL
+	}
+	if apiURL != "" {
+		opts = append(opts, slackgo.OptionAPIURL(apiURL))
 	}
 	return &bot{token: token, opts: opts}
 }

@@ -104,6 +104,8 @@ func (s *Set) handleCommand(w http.ResponseWriter, r *http.Request) {
 		CustomerEmail: parsed.CustomerEmail,
 		Reporter:      reporter(cmd.UserName, cmd.UserID),
 		DedupKey:      commandKey(cmd, body),
+		// Who ran the command hears of the record by DM when its idea moves.
+		Origin: &core.Origin{Kind: core.OriginSlack, Entry: a.Name, User: cmd.UserID},
 	}
 	if kind == kindIdea {
 		sub.Type, sub.CountsAgainstLimit = core.RecordIdea, true

@@ -3,6 +3,8 @@ package slack
 import (
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"strings"
 
 	"github.com/feedbridge/feedbridge/connectors"
@@ -17,6 +19,34 @@ type Config struct {
 	BotToken      connectors.Secret `koanf:"bot_token" doc:"Optional. Bot token for message-shortcut replies, modals and author emails."`
 	TeamID        string            `koanf:"team_id" doc:"Optional. Selects this entry for requests from that Slack team."`
 	Commands      map[string]string `koanf:"commands" default:"{/feedback: feedback, /idea: idea}" doc:"Slash command → record type (feedback or idea)."`
+	APIURL        string            `koanf:"api_url" default:"https://slack.com/api/" doc:"Slack Web API base every call uses (Slack's government cloud, a gateway). https; plain http only to a loopback address."`
+}
+
+// DefaultAPIURL is Slack's Web API base.
+const DefaultAPIURL = "https://slack.com/api/"
+
+// checkAPIURL returns the Web API base with a trailing slash: https, or http only to a loopback address,
+// since the bot token travels in every call.
+func checkAPIURL(raw string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	switch {
+	case err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") || u.User != nil || u.RawQuery != "" || u.Fragment != "":
+		return "", errors.New("must be an absolute https URL such as https://slack.com/api/")
+	case u.Scheme == "http" && !loopbackHost(u.Hostname()):
+		return "", errors.New("must be https (plain http only to a loopback address)")
+	}
+	if !strings.HasSuffix(u.Path, "/") {
+		u.Path += "/"
+	}
+	return u.String(), nil
+}
+
+func loopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // Command kinds a slash command can be mapped to.
@@ -42,6 +72,14 @@ func (c *Config) validate() error {
 	}
 	if len(c.Commands) == 0 {
 		c.Commands = defaultCommands()
+	}
+	if c.APIURL == "" {
+		c.APIURL = DefaultAPIURL
+	}
+	if u, err := checkAPIURL(c.APIURL); err != nil {
+		bad("api_url", "%v", err)
+	} else {
+		c.APIURL = u
 	}
 	for name, kind := range c.Commands {
 		if !strings.HasPrefix(name, "/") || len(name) < 2 || strings.ContainsAny(name, " \t\n") {

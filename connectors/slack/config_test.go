@@ -33,6 +33,12 @@ func TestBuildValidates(t *testing.T) {
 			[]string{`a: commands: "feedback" is not a slash command name`}},
 		{"bad command kind", []map[string]any{with(valid("a", "s", ""), "commands", map[string]any{"/bug": "bug"})},
 			[]string{`a: commands: /bug must be feedback or idea, not "bug"`}},
+		{"api_url of a gateway", []map[string]any{with(valid("a", "s", ""), "api_url", "https://slack-gw.example.com/api")}, nil},
+		{"api_url over http on loopback", []map[string]any{with(valid("a", "s", ""), "api_url", "http://127.0.0.1:9/api/")}, nil},
+		{"api_url over http elsewhere", []map[string]any{with(valid("a", "s", ""), "api_url", "http://slack-gw.example.com/api/")},
+			[]string{"a: api_url: must be https (plain http only to a loopback address)"}},
+		{"api_url not a URL", []map[string]any{with(valid("a", "s", ""), "api_url", "slack.com/api")}, []string{"a: api_url: must be an absolute https URL"}},
+		{"api_url with credentials", []map[string]any{with(valid("a", "s", ""), "api_url", "https://u:p@slack.com/api/")}, []string{"a: api_url: must be"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -105,5 +111,20 @@ func TestPick(t *testing.T) {
 				t.Errorf("pick = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestPostersTakeTheEntriesAPIURL: closing the loop posts with each entry's token to its api_url, with the
+// trailing slash its calls append to; entries without a bot token cannot post and are left out.
+func TestPostersTakeTheEntriesAPIURL(t *testing.T) {
+	got := Posters([]map[string]any{
+		{"name": "gw", "workspace": testWS, "signing_secret": "s1", "bot_token": "xoxb-1", "api_url": "https://gw.example.com/slack"},
+		{"name": "default", "workspace": testWS, "signing_secret": "s2", "bot_token": "xoxb-2", "team_id": "T2"},
+		{"name": "no-bot", "workspace": testWS, "signing_secret": "s3", "team_id": "T3"},
+	})
+	want := map[string]Poster{"gw": {Token: "xoxb-1", APIURL: "https://gw.example.com/slack/"},
+		"default": {Token: "xoxb-2", APIURL: DefaultAPIURL}}
+	if len(got) != len(want) || got["gw"] != want["gw"] || got["default"] != want["default"] {
+		t.Fatalf("posters %+v, want %+v", got, want)
 	}
 }

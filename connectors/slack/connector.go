@@ -16,7 +16,7 @@ import (
 
 // options are the seams the tests turn: where Slack's Web API lives and the timings of the slow path.
 type options struct {
-	apiURL       string          // Slack Web API base with a trailing slash; "" for slack.com
+	apiURL       string          // Slack Web API base with a trailing slash, over every entry's api_url; "" for none
 	httpClient   *http.Client    // Web API and response_url calls
 	slowAfter    time.Duration   // store slower than this: answer at once, post the outcome later
 	retryDelays  []time.Duration // pauses between response_url attempts
@@ -78,7 +78,7 @@ func build(entries []map[string]any, env connectors.Env, opts options) (*Set, er
 		if err := c.validate(); err != nil {
 			return nil, err
 		}
-		return &app{Entry: en, cfg: *c, bot: newBot(c.BotToken, opts)}, nil
+		return &app{Entry: en, cfg: *c, bot: newBot(c.BotToken, c.APIURL, opts)}, nil
 	})
 	cfgs := make([]Config, len(apps))
 	for i, a := range apps {

@@ -31,6 +31,7 @@ type harness struct {
 	ctx    context.Context
 	dbPath string
 	svc    *core.Service
+	store  core.Store
 	stub   *slackStub
 	set    *Set
 	srv    *httptest.Server
@@ -50,7 +51,7 @@ func newHarness(t testing.TB) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	h.svc = core.NewService(st, core.Options{})
+	h.svc, h.store = core.NewService(st, core.Options{}), st
 	h.stub = newSlackStub(t)
 	t.Cleanup(func() {
 		for _, s := range h.secrets {

@@ -81,6 +81,8 @@ func (s *Set) saveMessage(a *app, team string, cb slackgo.InteractionCallback, l
 		PlainText:   true,
 		Reporter:    reporter(cb.User.Name, cb.User.ID),
 		DedupKey:    "slack:" + team + ":" + cb.Channel.ID + ":" + ts,
+		// Who saved it hears in the saved message's thread when its idea moves.
+		Origin: &core.Origin{Kind: core.OriginSlack, Entry: a.Name, User: cb.User.ID, Channel: cb.Channel.ID, Thread: thread(cb, ts)},
 	}
 	sub.CustomerEmail, sub.CustomerName = s.author(ctx, a, cb.Message.User, log)
 	res, err := s.save(ctx, a, sub)
@@ -113,12 +115,8 @@ func (s *Set) author(ctx context.Context, a *app, user string, log *logrus.Entry
 // the bot token, else (or when the bot is not in the channel) through the response_url.
 func (s *Set) confirm(ctx context.Context, a *app, cb slackgo.InteractionCallback, ts, text string, log *logrus.Entry) {
 	if a.bot != nil {
-		thread := cb.Message.ThreadTimestamp
-		if thread == "" {
-			thread = ts
-		}
 		err := a.bot.postEphemeral(ctx, cb.Channel.ID, cb.User.ID,
-			slackgo.MsgOptionText(text, false), slackgo.MsgOptionTS(thread))
+			slackgo.MsgOptionText(text, false), slackgo.MsgOptionTS(thread(cb, ts)))
 		if err == nil {
 			return
 		}
@@ -127,4 +125,13 @@ func (s *Set) confirm(ctx context.Context, a *app, cb slackgo.InteractionCallbac
 	if err := s.postResponse(ctx, cb.ResponseURL, ephemeral(text)); err != nil {
 		log.WithError(err).Warn("slack: could not deliver the confirmation")
 	}
+}
+
+// thread is the thread a reply about the saved message goes to: the thread the message is in, else the
+// message itself (ts) starts one.
+func thread(cb slackgo.InteractionCallback, ts string) string {
+	if t := cb.Message.ThreadTimestamp; t != "" {
+		return t
+	}
+	return ts
 }

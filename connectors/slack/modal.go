@@ -137,6 +137,7 @@ func (s *Set) submitIdeaModal(w http.ResponseWriter, a *app, team string, cb sla
 		AssigneeID:  core.ID(field(blockAssignee).SelectedOption.Value),
 		Reporter:    reporter(cb.User.Name, cb.User.ID),
 		DedupKey:    "slack:" + team + ":view:" + cb.View.ID,
+		Origin:      &core.Origin{Kind: core.OriginSlack, Entry: a.Name, User: cb.User.ID},
 	}
 	for _, o := range field(blockTags).SelectedOptions {
 		sub.TagIDs = append(sub.TagIDs, core.ID(o.Value))

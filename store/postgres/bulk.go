@@ -170,10 +170,10 @@ func (b *bulk) write(ctx context.Context, tx pgx.Tx, ws core.ID, look bool) ([]c
 		records = append(records, []any{string(ws), string(r.ID), string(r.Type), r.Title, r.DescriptionHTML,
 			r.Description, r.SearchText, r.Status, r.Source, string(r.AssigneeID), string(r.ProductID),
 			fromIDs(r.TagIDs), string(contactID), string(companyID), email, r.Reporter, r.Release, r.Timeframe, dedup, ms(r.CreatedAt),
-			ms(r.UpdatedAt), createdBy(r), importRun(r.ImportRun)})
+			ms(r.UpdatedAt), createdBy(r), importRun(r.ImportRun), r.Origin})
 		if r.EnqueueInsight {
-			jobs = append(jobs, []any{string(core.NewID()), string(ws), string(r.ID), "queued",
-				int32(core.DefaultJobAttempts), f.now, f.now, f.now})
+			jobs = append(jobs, []any{string(core.NewID()), core.InsightQueue, core.KindInsight, string(ws), string(r.ID),
+				[]byte{}, core.JobQueued, core.DefaultRetryFor.Milliseconds(), f.now, f.now.Add(core.DefaultRetryFor), f.now, f.now})
 		}
 	}
 	if len(records) == 0 {
@@ -187,7 +187,7 @@ func (b *bulk) write(ctx context.Context, tx pgx.Tx, ws core.ID, look bool) ([]c
 		return nil, err
 	}
 	if len(jobs) > 0 {
-		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"insight_jobs"}, newJobCols, pgx.CopyFromRows(jobs)); err != nil {
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"queue_items"}, newJobCols, pgx.CopyFromRows(jobs)); err != nil {
 			return nil, err
 		}
 	}
@@ -197,8 +197,9 @@ func (b *bulk) write(ctx context.Context, tx pgx.Tx, ws core.ID, look bool) ([]c
 var (
 	recordCols = []string{"workspace_id", "id", "type", "title", "description_html", "description", "search_text",
 		"status", "source", "assignee_id", "product_id", "tag_ids", "contact_id", "company_id", "customer_email",
-		"reporter", "release", "timeframe", "dedup_key", "created_at", "updated_at", "created_by", "import_run_id"}
-	newJobCols = []string{"id", "workspace_id", "record_id", "state", "max_attempts", "run_at", "created_at", "updated_at"}
+		"reporter", "release", "timeframe", "dedup_key", "created_at", "updated_at", "created_by", "import_run_id", "origin"}
+	newJobCols = []string{"id", "queue", "kind", "workspace_id", "order_key", "body", "state", "retry_for_ms", "run_at",
+		"give_up_at", "created_at", "updated_at"}
 )
 
 // resolve upserts the companies and contacts to send and reads back their ids, with the records that hold

@@ -192,19 +192,21 @@ func queueRecord(b *pgx.Batch, ws core.ID, nr core.NewRecord, cust customer) {
 	insert := `
 		INSERT INTO records (workspace_id, id, type, title, description_html, description, search_text, status,
 			source, assignee_id, product_id, tag_ids, contact_id, company_id, customer_email, reporter, release,
-			timeframe, dedup_key, created_at, updated_at, created_by)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
+			timeframe, dedup_key, created_at, updated_at, created_by, origin)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
 		ON CONFLICT (workspace_id, dedup_key) DO NOTHING`
 	args := []any{ws, nr.ID, nr.Type, nr.Title, nr.DescriptionHTML, nr.Description, nr.SearchText, nr.Status,
 		nr.Source, nr.AssigneeID, nr.ProductID, fromIDs(nr.TagIDs), cust.contactID, cust.companyID, cust.email,
-		nr.Reporter, nr.Release, nr.Timeframe, dedup, ms(nr.CreatedAt), ms(nr.UpdatedAt), createdBy(nr)}
+		nr.Reporter, nr.Release, nr.Timeframe, dedup, ms(nr.CreatedAt), ms(nr.UpdatedAt), createdBy(nr), nr.Origin}
 	if nr.EnqueueInsight {
 		// One statement: the job exists exactly when the record was inserted, and its row count is the
 		// record's.
 		insert = `WITH r AS (` + insert + ` RETURNING workspace_id, id)
-		INSERT INTO insight_jobs (id, workspace_id, record_id, state, max_attempts, run_at, created_at, updated_at)
-		SELECT $23, r.workspace_id, r.id, 'queued', $24, ` + txNow + `, ` + txNow + `, ` + txNow + ` FROM r`
-		args = append(args, core.NewID(), core.DefaultJobAttempts)
+		INSERT INTO queue_items (id, queue, kind, workspace_id, order_key, body, state, retry_for_ms, run_at,
+			give_up_at, created_at, updated_at)
+		SELECT $24, '` + core.InsightQueue + `', '` + core.KindInsight + `', r.workspace_id, r.id, '', 'queued', $25::bigint,
+			` + txNow + `, ` + txNow + ` + $25::bigint * interval '1 millisecond', ` + txNow + `, ` + txNow + ` FROM r`
+		args = append(args, core.NewID(), core.DefaultRetryFor.Milliseconds())
 	}
 	b.Queue(insert, args...)
 	if c := nr.Checkpoint; c != nil {

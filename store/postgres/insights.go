@@ -9,27 +9,6 @@ import (
 	"github.com/feedbridge/feedbridge/core"
 )
 
-const jobCols = `id, workspace_id, record_id, state, attempts, max_attempts, last_error, run_at, lease_until, leased_by,
-	created_at, updated_at`
-
-func scanJob(row pgx.Row) (core.InsightJob, error) {
-	var (
-		j     core.InsightJob
-		lease *time.Time
-	)
-	err := row.Scan(&j.ID, &j.Workspace, &j.RecordID, &j.State, &j.Attempts, &j.MaxAttempts, &j.LastError,
-		&j.RunAt, &lease, &j.LeasedBy, &j.CreatedAt, &j.UpdatedAt)
-	j.RunAt, j.LeaseUntil, j.CreatedAt, j.UpdatedAt = ms(j.RunAt), fromOpt(lease), ms(j.CreatedAt), ms(j.UpdatedAt)
-	return j, err
-}
-
-func collectJobs(rows pgx.Rows, err error) ([]core.InsightJob, error) {
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (core.InsightJob, error) { return scanJob(r) })
-}
-
 // CompleteInsightJob stores the job's insights (replacing any of an earlier run) and marks it done.
 func (s *Store) CompleteInsightJob(ctx context.Context, job core.InsightJob, worker string, ins []core.Insight) error {
 	notHeld, err := s.completeJobs(ctx, "complete insight job", worker, []core.JobResult{{Job: job, Insights: ins}})
@@ -48,7 +27,7 @@ func (s *Store) CompleteInsightJobs(ctx context.Context, worker string, results 
 	return s.completeJobs(ctx, "complete insight jobs", worker, results)
 }
 
-// completeJobs marks the jobs of results that worker holds done, in one statement, and replaces their
+// completeJobs removes the jobs of results that worker holds from the queue, in one statement, and replaces their
 // records' insights in one batch.
 func (s *Store) completeJobs(ctx context.Context, op, worker string, results []core.JobResult) ([]core.ID, error) {
 	ids, wss := make([]string, len(results)), make([]string, len(results))
@@ -57,10 +36,9 @@ func (s *Store) completeJobs(ctx context.Context, op, worker string, results []c
 	}
 	var notHeld []core.ID
 	err := s.inTx(ctx, op, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `UPDATE insight_jobs j SET state = 'done', lease_until = NULL, last_error = '',
-			updated_at = `+txNow+` FROM unnest($1::text[], $2::text[]) AS d (id, ws)
-			WHERE j.id = d.id AND j.workspace_id = d.ws AND j.state = 'running' AND j.leased_by = $3 RETURNING j.id`,
-			ids, wss, worker)
+		rows, err := tx.Query(ctx, `DELETE FROM queue_items q USING unnest($1::text[], $2::text[]) AS d (id, ws)
+			WHERE q.queue = '`+core.InsightQueue+`' AND q.id = d.id AND q.workspace_id = d.ws AND q.state = 'running'
+				AND q.leased_by = $3 RETURNING q.id`, ids, wss, worker)
 		if err != nil {
 			return err
 		}
@@ -114,53 +92,6 @@ func nonNil(ss []string) []string {
 	return ss
 }
 
-// FailInsightJob records an attempt's error: the job is queued again at retryAt, or kept as failed.
-func (s *Store) FailInsightJob(ctx context.Context, job core.InsightJob, worker string, msg string, retryAt time.Time, final bool) error {
-	state := core.JobQueued
-	if final {
-		state = core.JobFailed
-	}
-	return s.jobUpdate(ctx, "fail insight job", `UPDATE insight_jobs SET state = $4, last_error = $5,
-		run_at = $6, lease_until = NULL, leased_by = '', updated_at = `+dbNow+`
-		WHERE `+held, job.ID, job.Workspace, worker, state, msg, ms(retryAt))
-}
-
-// ReleaseInsightJob gives a claimed job back as it was before the claim (shutdown): queued, the attempt
-// not counted.
-func (s *Store) ReleaseInsightJob(ctx context.Context, job core.InsightJob, worker string) error {
-	return s.jobUpdate(ctx, "release insight job", `UPDATE insight_jobs SET `+released+` WHERE `+held, job.ID, job.Workspace, worker)
-}
-
-// ReleaseInsightJobs gives back every job worker holds, except those in keep, as before its claim.
-func (s *Store) ReleaseInsightJobs(ctx context.Context, worker string, keep []core.ID) (int, error) {
-	ids := make([]string, len(keep))
-	for i, id := range keep {
-		ids[i] = string(id)
-	}
-	tag, err := s.pool.Exec(ctx, `UPDATE insight_jobs SET `+released+` WHERE state = 'running' AND leased_by = $1
-		AND NOT (id = ANY ($2::text[]))`, worker, ids)
-	if err != nil {
-		return 0, fail("release insight jobs", err)
-	}
-	return int(tag.RowsAffected()), nil
-}
-
-// released is the change that gives a claimed job back: queued and due as before, the claim's attempt not
-// counted.
-const released = `state = 'queued', attempts = greatest(attempts - 1, 0), lease_until = NULL, leased_by = '',
-	updated_at = ` + dbNow
-
-// ExtendInsightJobs pushes back the lease of every job worker holds, in one statement: the heartbeat that
-// keeps a slow extraction's claim alive, and that stops when the worker's process dies.
-func (s *Store) ExtendInsightJobs(ctx context.Context, worker string, lease time.Duration) (int, error) {
-	tag, err := s.pool.Exec(ctx, `UPDATE insight_jobs SET lease_until = `+dbNow+` + $2 * interval '1 millisecond'
-		WHERE state = 'running' AND leased_by = $1`, worker, lease.Milliseconds())
-	if err != nil {
-		return 0, fail("extend insight jobs", err)
-	}
-	return int(tag.RowsAffected()), nil
-}
-
 func (s *Store) jobUpdate(ctx context.Context, op, sql string, args ...any) error {
 	tag, err := s.pool.Exec(ctx, sql, args...)
 	if err != nil {
@@ -170,40 +101,6 @@ func (s *Store) jobUpdate(ctx context.Context, op, sql string, args ...any) erro
 		return fail(op, core.ErrConflict)
 	}
 	return nil
-}
-
-// held is the condition that the job ($1, of workspace $2) is still the worker's ($3): running and leased to
-// it. A worker whose lease ran out keeps the job until another worker claims it.
-const held = `id = $1 AND workspace_id = $2 AND state = 'running' AND leased_by = $3`
-
-// FailedInsightJobs lists jobs kept as failed, most recently failed first, of one workspace or of all when
-// ws is "".
-func (s *Store) FailedInsightJobs(ctx context.Context, ws core.ID) ([]core.InsightJob, error) {
-	jobs, err := collectJobs(s.pool.Query(ctx, `SELECT `+jobCols+` FROM insight_jobs
-		WHERE state = 'failed' AND ($1 = '' OR workspace_id = $1) ORDER BY updated_at DESC, id DESC`, ws))
-	return jobs, fail("failed insight jobs", err)
-}
-
-// RetryInsightJobs queues failed jobs again with a fresh set of attempts: the one with id, or every failed
-// job (of ws, or of all workspaces when ws is "") when id is "". A given id that is not a failed job of ws
-// is core.ErrNotFound.
-func (s *Store) RetryInsightJobs(ctx context.Context, ws core.ID, id core.ID) (int, error) {
-	tag, err := s.pool.Exec(ctx, `UPDATE insight_jobs SET state = 'queued', attempts = 0, run_at = `+dbNow+`,
-		updated_at = `+dbNow+` WHERE state = 'failed' AND ($1 = '' OR workspace_id = $1) AND ($2 = '' OR id = $2)`, ws, id)
-	if err != nil {
-		return 0, fail("retry insight jobs", err)
-	}
-	if tag.RowsAffected() == 0 && id != "" {
-		return 0, fail("retry insight jobs", pgx.ErrNoRows)
-	}
-	return int(tag.RowsAffected()), nil
-}
-
-// InsightQueueDepth counts jobs waiting or running.
-func (s *Store) InsightQueueDepth(ctx context.Context) (int, error) {
-	var n int
-	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM insight_jobs WHERE state IN ('queued', 'running')`).Scan(&n)
-	return n, fail("insight queue depth", err)
 }
 
 const insightCols = `i.id, i.workspace_id, i.record_id, i.kind, i.summary, i.quote, i.sentiment, i.sentiment_score,

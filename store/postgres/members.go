@@ -56,6 +56,15 @@ func (s *Store) DeleteMember(ctx context.Context, id core.ID) error {
 	return fail("delete member", err)
 }
 
+// SetMemberRole changes a member's role; sessions read the member on every request, so it applies at once.
+func (s *Store) SetMemberRole(ctx context.Context, id core.ID, role core.Role) error {
+	tag, err := s.pool.Exec(ctx, `UPDATE members SET role = $2 WHERE id = $1`, id, string(role))
+	if err == nil && tag.RowsAffected() == 0 {
+		err = pgx.ErrNoRows
+	}
+	return fail("set member role", err)
+}
+
 // PutSignInLink stores the member's one link, replacing an earlier one.
 func (s *Store) PutSignInLink(ctx context.Context, member core.ID, hash string, expires time.Time) error {
 	_, err := s.pool.Exec(ctx, `INSERT INTO member_links (member_id, hash, expires_at) VALUES ($1, $2, $3)

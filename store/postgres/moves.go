@@ -12,8 +12,8 @@ import (
 // UpdateRecord writes an edit while its version is current. The UPDATE compares the version in its WHERE
 // clause under the row's lock, so of two edits from the same version exactly one is written.
 func (s *Store) UpdateRecord(ctx context.Context, ws core.ID, c core.RecordChange) (core.Record, error) {
-	// An edit whose events are due (a subscriber wants them) writes them in the transaction below.
-	if rec, ok := core.Applied(c); ok && c.Outbox == nil {
+	// An edit whose events or notifications are due writes them in the transaction below.
+	if rec, ok := core.Applied(c); ok && c.Outbox == nil && c.Notify == nil {
 		if err := s.updateOwnRow(ctx, ws, c); err != nil {
 			return core.Record{}, err
 		}
@@ -67,7 +67,10 @@ func (s *Store) UpdateRecord(ctx context.Context, ws core.ID, c core.RecordChang
 		if err != nil {
 			return err
 		}
-		return enqueue(ctx, tx, events)
+		if err := enqueue(ctx, tx, events); err != nil {
+			return err
+		}
+		return notify(ctx, tx, ws, c.Notify, rec)
 	})
 	return rec, err
 }

@@ -71,7 +71,7 @@ func deleteOne(ctx context.Context, tx pgx.Tx, ws, id core.ID) error {
 		bumpLinkedFeedback,
 		`DELETE FROM record_links WHERE workspace_id = $1 AND (feedback_id = $2 OR target_id = $2)`,
 		`DELETE FROM insights WHERE workspace_id = $1 AND record_id = $2`,
-		`DELETE FROM insight_jobs WHERE record_id = $2 AND workspace_id = $1`,
+		`DELETE FROM queue_items WHERE queue = '` + core.InsightQueue + `' AND order_key <> '' AND order_key = $2 AND workspace_id = $1`,
 		`DELETE FROM idempotency_keys WHERE workspace_id = $1 AND record_id = $2`,
 		`DELETE FROM record_history WHERE workspace_id = $1 AND record_id = $2`,
 		`DELETE FROM records WHERE workspace_id = $1 AND id = $2`,

@@ -18,6 +18,7 @@ import (
 
 	"github.com/feedbridge/feedbridge/core"
 	"github.com/feedbridge/feedbridge/store/internal/fairshare"
+	"github.com/feedbridge/feedbridge/store/internal/jobqueue"
 )
 
 // Store is the PostgreSQL implementation of core.Store. It is safe for concurrent use.
@@ -28,7 +29,9 @@ type Store struct {
 
 	searches   *fairshare.Gate // one search at a time per workspace (query.go)
 	claimMu    sync.Mutex
-	claimAfter string // the workspace this replica's last insight-job claim ended on (claim.go)
+	claimAfter map[string]string // per queue, the workspace this replica's last fair claim ended on (queue_fair.go)
+
+	jobqueue.Views // insight jobs and deliveries on the general queue
 
 	erasure atomic.Pointer[[]byte] // the key of erased dedup keys, once read (erasekeys.go)
 }
@@ -92,7 +95,9 @@ func connect(ctx context.Context, url string, readOnly bool) (*Store, error) {
 	}
 	// Searches may hold half the pool at once (the rest serves writes, listings and the workers), and the
 	// gate keeps one of those for workspaces that are not searching without pause.
-	s := &Store{pool: pool, leases: leases, known: newKnown(), searches: fairshare.NewSearchGate(int(cfg.MaxConns) / 2)}
+	s := &Store{pool: pool, leases: leases, known: newKnown(), searches: fairshare.NewSearchGate(int(cfg.MaxConns) / 2),
+		claimAfter: map[string]string{}}
+	s.Views = jobqueue.Views{Q: s}
 	return s, nil
 }
 

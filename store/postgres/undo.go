@@ -13,7 +13,7 @@ import (
 )
 
 // UndoImport deletes the unchanged records of an import run in chunks, each its own transaction.
-func (s *Store) UndoImport(ctx context.Context, run core.ID) (core.UndoResult, error) {
+func (s *Store) UndoImport(ctx context.Context, run core.ID, outbox func(core.ID) *core.Outbox) (core.UndoResult, error) {
 	out := core.UndoResult{Run: run, Kept: []core.KeptRecord{}}
 	var (
 		ws       core.ID
@@ -31,6 +31,7 @@ func (s *Store) UndoImport(ctx context.Context, run core.ID) (core.UndoResult, e
 	if status == core.ImportRunning || finished == nil {
 		return out, fmt.Errorf("postgres: undo import: the run is still running: %w", core.ErrConflict)
 	}
+	ob := outbox(ws)
 	for {
 		var n int
 		err := s.inTx(ctx, "undo import", func(tx pgx.Tx) error {
@@ -42,6 +43,11 @@ func (s *Store) UndoImport(ctx context.Context, run core.ID) (core.UndoResult, e
 			ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
 			if err != nil {
 				return err
+			}
+			for _, id := range ids {
+				if err := s.deletedEvent(ctx, tx, ws, core.ID(id), ob); err != nil {
+					return err
+				}
 			}
 			n, err = deleteRecords(ctx, tx, ws, ids)
 			return err
@@ -85,7 +91,7 @@ func deleteRecords(ctx context.Context, tx pgx.Tx, ws core.ID, ids []string) (in
 	b := &pgx.Batch{}
 	b.Queue(`DELETE FROM insights WHERE workspace_id = $1 AND record_id = ANY($2::text[])`, ws, ids)
 	b.Queue(`DELETE FROM record_history WHERE workspace_id = $1 AND record_id = ANY($2::text[])`, ws, ids)
-	b.Queue(`DELETE FROM insight_jobs WHERE record_id = ANY($2::text[]) AND workspace_id = $1`, ws, ids)
+	b.Queue(`DELETE FROM queue_items WHERE queue = '`+core.InsightQueue+`' AND order_key <> '' AND order_key = ANY($2::text[]) AND workspace_id = $1`, ws, ids)
 	b.Queue(`DELETE FROM idempotency_keys WHERE workspace_id = $1 AND record_id = ANY($2::text[])`, ws, ids)
 	var n int
 	b.Queue(`DELETE FROM records WHERE workspace_id = $1 AND id = ANY($2::text[])`, ws, ids).Exec(func(tag pgconn.CommandTag) error {

@@ -140,7 +140,7 @@ func newBulk(w *recordWriter, n int) *bulk {
 		pending: make([]pendingRecord, 0, n),
 		records: &multiInsert{w: w, prefix: `INSERT INTO records(` + recordCols + `) VALUES `, cols: recordColCount, rows: bulkRows},
 		tags:    &multiInsert{w: w, prefix: `INSERT INTO record_tags(record_id, tag_id, pos) VALUES `, cols: 3, rows: 500},
-		jobs:    &multiInsert{w: w, prefix: `INSERT INTO insight_jobs(` + jobInsertCols + `) VALUES `, cols: jobInsertColCount, rows: bulkRows},
+		jobs:    &multiInsert{w: w, prefix: `INSERT INTO queue_items(` + jobInsertCols + `) VALUES `, cols: jobInsertColCount, rows: bulkRows},
 	}
 }
 

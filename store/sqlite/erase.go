@@ -34,13 +34,19 @@ var scrubbedTables = []scrubbedTable{
 }
 
 // An erasure chunk holds the single writer for about eraseHold: the number of records in a chunk follows
-// how long the last one took, halved while it takes longer and doubled while it takes under a quarter of it,
-// so the writer is held about as long however slow the machine is at the moment.
+// how long the last one took (from its turn to its commit), halved while it takes longer and doubled while
+// it takes under a quarter of it, so the writer is held about as long however slow the machine is at the
+// moment. The hold is kept well under what another workspace may wait for, because on a busy machine a
+// chunk's wall time is a multiple of its work: small chunks make more of them, but each one short.
 const (
-	eraseHold     = 25 * time.Millisecond
-	minEraseChunk = 10
-	maxEraseChunk = 1000
-	eraseGap      = 2 * time.Millisecond
+	eraseHold       = 10 * time.Millisecond
+	firstEraseChunk = 20
+	minEraseChunk   = 5
+	maxEraseChunk   = 500
+	eraseGap        = 2 * time.Millisecond
+	// eraseMergePages bounds the full-text merge work of one transaction after an erasure (see
+	// mergeIndex).
+	eraseMergePages = 64
 )
 
 // ForgetContact erases a customer from ws. Candidates are found by reads that hold no lock; each chunk of
@@ -73,7 +79,7 @@ func (s *Store) ForgetContact(ctx context.Context, ws core.ID, e core.Erasure) (
 		if len(ids) == 0 {
 			break
 		}
-		chunk := core.EraseChunk
+		chunk := firstEraseChunk
 		for len(ids) > 0 {
 			n := min(len(ids), chunk)
 			changed, held, err := s.eraseChunk(ctx, ws, contactID, sc, secret, ids[:n])
@@ -97,6 +103,11 @@ func (s *Store) ForgetContact(ctx context.Context, ws core.ID, e core.Erasure) (
 					return out, fmt.Errorf("sqlite: forget contact: %w", ctx.Err())
 				}
 			}
+		}
+	}
+	if out.Records > 0 {
+		if err := s.mergeIndex(ctx); err != nil {
+			return out, err
 		}
 	}
 	if contactID == "" {
@@ -170,9 +181,9 @@ func (s *Store) eraseChunk(ctx context.Context, ws core.ID, contactID string, sc
 		changed int
 		held    time.Duration
 	)
-	err := s.write(ctx, "forget contact", func(tx *wtx) error {
-		began := time.Now()
-		defer func() { held = time.Since(began) }()
+	var began time.Time
+	err := s.writeSolo(ctx, "forget contact", func(tx *wtx) error {
+		began = time.Now()
 		changed = 0
 		args := []any{ws}
 		for _, id := range ids {
@@ -187,7 +198,7 @@ func (s *Store) eraseChunk(ctx context.Context, ws core.ID, contactID string, sc
 		rows, err := tx.QueryContext(tx.ctx, `SELECT seq, id, title, description_html, description, search_text,
 			customer_email, coalesce(contact_id, ''), reporter, coalesce(dedup_key, ''),
 			EXISTS (SELECT 1 FROM records_fts_pending p WHERE p.seq = records.seq)
-			FROM records WHERE id IN (`+in+`) AND +workspace_id = ?`, append(args[1:], ws)...)
+			FROM records WHERE id IN (`+in+`) AND +workspace_id = ? ORDER BY seq`, append(args[1:], ws)...)
 		if err != nil {
 			return err
 		}
@@ -197,7 +208,7 @@ func (s *Store) eraseChunk(ctx context.Context, ws core.ID, contactID string, sc
 			credits bool
 			pending bool
 		}
-		var ups []update
+		var ups []update // in seq order, so that FTS5 takes each statement's entries in one flush
 		for rows.Next() {
 			var (
 				u       update
@@ -235,11 +246,20 @@ func (s *Store) eraseChunk(ctx context.Context, ws core.ID, contactID string, sc
 		}
 		if len(stale) > 0 {
 			rows := len(stale) / 2
+			// Automatic merging is off for the chunk's own entries (FTS5 keeps the setting in the
+			// transaction), so that no chunk pays for merging segments that other writes made;
+			// mergeIndex does that work after the erasure, in transactions of bounded size.
+			if _, err := tx.ExecContext(tx.ctx, `INSERT INTO records_fts(records_fts, rank) VALUES ('automerge', 0)`); err != nil {
+				return err
+			}
 			if _, err := tx.ExecContext(tx.ctx, `INSERT INTO records_fts(records_fts, rowid, search_text) VALUES `+
 				strings.TrimSuffix(strings.Repeat("('delete', ?, ?), ", rows), ", "), stale...); err != nil {
 				return err
 			}
 			if _, err := tx.ExecContext(tx.ctx, `INSERT INTO records_fts(rowid, search_text) VALUES `+placeholders(rows, 2), fresh...); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(tx.ctx, `INSERT INTO records_fts(records_fts, rank) VALUES ('automerge', `+ftsAutomerge+`)`); err != nil {
 				return err
 			}
 		}
@@ -263,6 +283,9 @@ func (s *Store) eraseChunk(ctx context.Context, ws core.ID, contactID string, sc
 		changed += len(ups)
 		return nil
 	})
+	if !began.IsZero() {
+		held = time.Since(began)
+	}
 	if err != nil {
 		return 0, 0, fmt.Errorf("sqlite: forget contact: %w", err)
 	}
@@ -321,4 +344,42 @@ func scrubHanging(tx *wtx, ws core.ID, sc *core.Scrubber, in string, args []any)
 		}
 	}
 	return touched, nil
+}
+
+// ftsAutomerge is the index's automerge setting (SQLite migration 0002), restored at the end of each chunk.
+const ftsAutomerge = "8"
+
+// mergeIndex merges the full-text segments the erasure's chunks left, eraseMergePages pages of work per
+// transaction with a gap between them, until FTS5 reports no more to do: a 'merge' that found nothing to
+// merge adds less than two to the connection's total changes.
+func (s *Store) mergeIndex(ctx context.Context) error {
+	for i := 0; i < 1000; i++ {
+		var changed int64
+		err := s.writeSolo(ctx, "forget contact", func(tx *wtx) error {
+			var before int64
+			if err := tx.QueryRowContext(tx.ctx, `SELECT total_changes()`).Scan(&before); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(tx.ctx, `INSERT INTO records_fts(records_fts, rank) VALUES ('merge', ?)`, eraseMergePages); err != nil {
+				return err
+			}
+			if err := tx.QueryRowContext(tx.ctx, `SELECT total_changes()`).Scan(&changed); err != nil {
+				return err
+			}
+			changed -= before
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("sqlite: forget contact: merge index: %w", err)
+		}
+		if changed < 2 {
+			return nil
+		}
+		select {
+		case <-time.After(eraseGap):
+		case <-ctx.Done():
+			return fmt.Errorf("sqlite: forget contact: %w", ctx.Err())
+		}
+	}
+	return nil
 }

@@ -56,6 +56,14 @@ func TestForgetRewritesIndexedEntries(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The chunks turn FTS5's automatic merging off for their own entries only: the setting is back after.
+	var automerge string
+	if err := st.w.QueryRowContext(ctx, `SELECT v FROM records_fts_config WHERE k = 'automerge'`).Scan(&automerge); err != nil {
+		t.Fatal(err)
+	}
+	if automerge != ftsAutomerge {
+		t.Fatalf("automerge is %s after the erasure, want %s", automerge, ftsAutomerge)
+	}
 }
 
 // TestForgetByAnotherProcess erases a contact from a second store on the same file (the CLI beside the

@@ -26,6 +26,7 @@ type writeReq struct {
 	fn    func(tx *wtx) error
 	done  chan error   // buffered: the leader never waits for the caller
 	state atomic.Int32 // reqQueued, then reqStarted by the leader or reqAbandoned by the caller
+	solo  bool         // runs in a transaction of its own (see writeSolo)
 }
 
 // A queued write is either started by a leader or abandoned by its caller, never both: a caller whose
@@ -44,7 +45,18 @@ var errClosed = fmt.Errorf("store closed: %w", core.ErrUnavailable)
 // with other writes; fn's changes are committed or rolled back as a unit either way. Once queued, a write
 // is always answered: a caller whose context ends while it waits is skipped, never abandoned mid-write.
 func (s *Store) write(ctx context.Context, op string, fn func(tx *wtx) error) error {
-	req := &writeReq{ctx: ctx, op: op, fn: fn, done: make(chan error, 1)}
+	return s.enqueueWrite(&writeReq{ctx: ctx, op: op, fn: fn, done: make(chan error, 1)})
+}
+
+// writeSolo is write for a long background job's steps (an erasure's chunks): the step gets a transaction
+// of its own, so a write queued just before it is never held to its commit, and one queued just after it
+// never starts behind it in the same transaction.
+func (s *Store) writeSolo(ctx context.Context, op string, fn func(tx *wtx) error) error {
+	return s.enqueueWrite(&writeReq{ctx: ctx, op: op, fn: fn, done: make(chan error, 1), solo: true})
+}
+
+func (s *Store) enqueueWrite(req *writeReq) error {
+	ctx, op := req.ctx, req.op
 	s.qmu.Lock()
 	if s.closed {
 		s.qmu.Unlock()
@@ -70,11 +82,18 @@ func (s *Store) write(ctx context.Context, op string, fn func(tx *wtx) error) er
 	}
 }
 
-// take removes up to maxGroup queued writes, oldest first.
+// take removes up to maxGroup queued writes, oldest first, stopping before a solo write that is not first
+// and after one that is.
 func (s *Store) take() []*writeReq {
 	s.qmu.Lock()
 	defer s.qmu.Unlock()
 	n := min(len(s.queue), maxGroup)
+	for i, r := range s.queue[:n] {
+		if r.solo {
+			n = max(i, 1)
+			break
+		}
+	}
 	batch := s.queue[:n:n]
 	s.queue = s.queue[n:]
 	return batch

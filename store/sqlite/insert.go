@@ -8,9 +8,9 @@ import (
 
 // recordCols are the columns every record insert writes, in the order of recordArgs.
 const recordCols = `seq, id, workspace_id, type, title, description_html, description, search_text, status, source,
-	assignee_id, product_id, contact_id, company_id, customer_email, reporter, release, timeframe, dedup_key, created_at, updated_at, created_by, import_run_id`
+	assignee_id, product_id, contact_id, company_id, customer_email, reporter, release, timeframe, dedup_key, created_at, updated_at, created_by, import_run_id, origin`
 
-const recordColCount = 23
+const recordColCount = 24
 
 // recordArgs are one row's values for recordCols.
 func recordArgs(seq int64, ws core.ID, nr core.NewRecord, contactID, companyID string) []any {
@@ -30,7 +30,7 @@ func recordArgs(seq int64, ws core.ID, nr core.NewRecord, contactID, companyID s
 	}
 	return []any{seq, nr.ID, ws, nr.Type, nr.Title, html, nr.Description, nr.SearchText, nr.Status, nr.Source,
 		nullID(nr.AssigneeID), nullID(nr.ProductID), nullID(core.ID(contactID)), nullID(core.ID(companyID)), email,
-		nr.Reporter, nr.Release, nr.Timeframe, dedup, ms(nr.CreatedAt), ms(nr.UpdatedAt), createdBy(nr), nullID(nr.ImportRun)}
+		nr.Reporter, nr.Release, nr.Timeframe, dedup, ms(nr.CreatedAt), ms(nr.UpdatedAt), createdBy(nr), nullID(nr.ImportRun), nr.Origin}
 }
 
 // placeholders returns n groups of "(?, ?, …)" with cols marks each.
@@ -69,7 +69,7 @@ func (w *recordWriter) insert(nr core.NewRecord, r refs) (core.Record, error) {
 		}
 	}
 	if nr.EnqueueInsight {
-		if _, err := w.tx.ExecContext(w.ctx, `INSERT INTO insight_jobs(`+jobInsertCols+`) VALUES `+placeholders(1, jobInsertColCount),
+		if _, err := w.tx.ExecContext(w.ctx, `INSERT INTO queue_items(`+jobInsertCols+`) VALUES `+placeholders(1, jobInsertColCount),
 			w.jobArgs(nr)...); err != nil {
 			return core.Record{}, err
 		}
@@ -87,14 +87,18 @@ func createdBy(nr core.NewRecord) string {
 	return nr.CreatedBy.String()
 }
 
-const jobInsertCols = `id, workspace_id, record_id, state, attempts, max_attempts, run_at, created_at, updated_at`
+const jobInsertCols = `id, queue, kind, workspace_id, order_key, body, state, retry_for_ms, run_at, give_up_at,
+	created_at, updated_at`
 
-const jobInsertColCount = 9
+const jobInsertColCount = 12
 
-// jobArgs queues a job for the record, due now. The store does not know the service's attempt setting,
-// so max_attempts records the default; the worker decides finality itself (FailInsightJob's final).
+// jobArgs queues an insight job for the record on the general queue, due now and keyed by the record. The
+// worker counts the attempts and decides when one is the last (FailItem's final); the give-up time only
+// bounds a job that is retried without end.
 func (w *recordWriter) jobArgs(nr core.NewRecord) []any {
-	return []any{core.NewID(), w.ws, nr.ID, core.JobQueued, 0, core.DefaultJobAttempts, w.now, w.now, w.now}
+	retryFor := core.DefaultRetryFor.Milliseconds()
+	return []any{core.NewID(), core.InsightQueue, core.KindInsight, w.ws, nr.ID, []byte{}, core.JobQueued, retryFor,
+		w.now, w.now + retryFor, w.now, w.now}
 }
 
 // built is the Record of a freshly written row, with the same values (and empty, non-nil slices) that

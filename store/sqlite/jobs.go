@@ -3,31 +3,15 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/feedbridge/feedbridge/core"
 )
 
-const jobCols = `id, workspace_id, record_id, state, attempts, max_attempts, last_error, run_at, lease_until, leased_by, created_at, updated_at`
-
-func scanJob(sc scanner) (core.InsightJob, error) {
-	var (
-		j                       core.InsightJob
-		runAt, created, updated int64
-		lease                   sql.NullInt64
-	)
-	err := sc.Scan(&j.ID, &j.Workspace, &j.RecordID, &j.State, &j.Attempts, &j.MaxAttempts, &j.LastError, &runAt, &lease,
-		&j.LeasedBy, &created, &updated)
-	j.RunAt, j.LeaseUntil, j.CreatedAt, j.UpdatedAt = fromMS(runAt), fromOptMS(lease), fromMS(created), fromMS(updated)
-	return j, err
-}
-
-// held is the condition that the job is still the worker's: running and leased to it. A worker whose lease
-// ran out keeps the job until someone else claims it.
-const held = `id = ? AND workspace_id = ? AND state = 'running' AND leased_by = ?`
+// heldJob is the condition that an insight job (id, workspace) is still the worker's: running and leased
+// to it. A worker whose lease ran out keeps the job until someone else claims it.
+const heldJob = `queue = '` + core.InsightQueue + `' AND id = ? AND workspace_id = ? AND state = 'running' AND leased_by = ?`
 
 // errNotHeld is returned when a worker finishes a job it no longer holds; its result is dropped.
 var errNotHeld = fmt.Errorf("insight job is not held by this worker: %w", core.ErrConflict)
@@ -71,8 +55,7 @@ func (s *Store) CompleteInsightJobs(ctx context.Context, worker string, results 
 // completeJob marks the job done and replaces its record's insights with ins; errNotHeld, with nothing
 // written, when worker no longer holds it.
 func completeJob(ctx context.Context, tx *wtx, job core.InsightJob, worker string, ins []core.Insight, now int64) error {
-	if err := heldChange(tx.ExecContext(ctx, `UPDATE insight_jobs SET state = 'done', lease_until = NULL, leased_by = '',
-		last_error = '', updated_at = ? WHERE `+held, now, job.ID, job.Workspace, worker)); err != nil {
+	if err := heldChange(tx.ExecContext(ctx, `DELETE FROM queue_items WHERE `+heldJob, job.ID, job.Workspace, worker)); err != nil {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM insights WHERE workspace_id = ? AND record_id = ?`, job.Workspace, job.RecordID); err != nil {
@@ -86,68 +69,6 @@ func completeJob(ctx context.Context, tx *wtx, job core.InsightJob, worker strin
 	return nil
 }
 
-// FailInsightJob records a failed attempt: back to the queue at retryAt, or kept as failed when final.
-func (s *Store) FailInsightJob(ctx context.Context, job core.InsightJob, worker string, msg string, retryAt time.Time, final bool) error {
-	state := core.JobQueued
-	if final {
-		state = core.JobFailed
-	}
-	return s.write(ctx, "fail insight job", func(tx *wtx) error {
-		return heldChange(tx.ExecContext(ctx, `UPDATE insight_jobs SET state = ?, last_error = ?, run_at = ?, lease_until = NULL,
-			leased_by = '', updated_at = ? WHERE `+held, state, msg, ms(retryAt), s.nowMS(), job.ID, job.Workspace, worker))
-	})
-}
-
-// ReleaseInsightJob puts a claimed job back as it was before the claim, attempt included.
-func (s *Store) ReleaseInsightJob(ctx context.Context, job core.InsightJob, worker string) error {
-	return s.write(ctx, "release insight job", func(tx *wtx) error {
-		return heldChange(tx.ExecContext(ctx, `UPDATE insight_jobs SET `+released+` WHERE `+held, s.nowMS(), job.ID, job.Workspace, worker))
-	})
-}
-
-// ReleaseInsightJobs puts every job worker holds, except those in keep, back as before its claim.
-func (s *Store) ReleaseInsightJobs(ctx context.Context, worker string, keep []core.ID) (int, error) {
-	ids, err := json.Marshal(nonNilIDs(keep))
-	if err != nil {
-		return 0, err
-	}
-	var n int64
-	err = s.write(ctx, "release insight jobs", func(tx *wtx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE insight_jobs SET `+released+` WHERE state = 'running' AND leased_by = ?
-			AND id NOT IN (SELECT value FROM json_each(?))`, s.nowMS(), worker, string(ids))
-		if err == nil {
-			n, err = res.RowsAffected()
-		}
-		return err
-	})
-	return int(n), err
-}
-
-// released is the change that gives a claimed job back (its one parameter is the time of the change): queued
-// and due as before, and the claim's attempt not counted.
-const released = `state = 'queued', attempts = max(attempts - 1, 0), lease_until = NULL, leased_by = '', updated_at = ?`
-
-func nonNilIDs(ids []core.ID) []core.ID {
-	if ids == nil {
-		return []core.ID{}
-	}
-	return ids
-}
-
-// ExtendInsightJobs pushes back the lease of every job worker holds: the worker's heartbeat.
-func (s *Store) ExtendInsightJobs(ctx context.Context, worker string, lease time.Duration) (int, error) {
-	var n int64
-	err := s.write(ctx, "extend insight jobs", func(tx *wtx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE insight_jobs SET lease_until = ? WHERE state = 'running' AND leased_by = ?`,
-			s.nowMS()+lease.Milliseconds(), worker)
-		if err == nil {
-			n, err = res.RowsAffected()
-		}
-		return err
-	})
-	return int(n), err
-}
-
 func heldChange(res sql.Result, err error) error {
 	if err != nil {
 		return err
@@ -159,42 +80,4 @@ func heldChange(res sql.Result, err error) error {
 		return err
 	}
 	return nil
-}
-
-// FailedInsightJobs lists failed jobs, most recently failed first; ws "" lists every workspace's.
-func (s *Store) FailedInsightJobs(ctx context.Context, ws core.ID) ([]core.InsightJob, error) {
-	rows, err := s.rq.QueryContext(ctx, `SELECT `+jobCols+` FROM insight_jobs WHERE state = 'failed' AND (? = '' OR workspace_id = ?)
-		ORDER BY updated_at DESC, id DESC`, ws, ws)
-	if err != nil {
-		return nil, s.fail("failed insight jobs", err)
-	}
-	out, err := collect(rows, scanJob)
-	return out, s.fail("failed insight jobs", err)
-}
-
-// RetryInsightJobs requeues failed jobs with fresh attempts: the one with id, or all (of ws, or of every
-// workspace when ws is ""). A given id that is not a failed job of ws is ErrNotFound.
-func (s *Store) RetryInsightJobs(ctx context.Context, ws, id core.ID) (int, error) {
-	var n int64
-	err := s.write(ctx, "retry insight jobs", func(tx *wtx) error {
-		now := s.nowMS()
-		res, err := tx.ExecContext(ctx, `UPDATE insight_jobs SET state = 'queued', attempts = 0, run_at = ?, updated_at = ?
-			WHERE state = 'failed' AND (? = '' OR workspace_id = ?) AND (? = '' OR id = ?)`, now, now, ws, ws, id, id)
-		if err != nil {
-			return err
-		}
-		if n, err = res.RowsAffected(); err == nil && n == 0 && id != "" {
-			err = sql.ErrNoRows
-		}
-		return err
-	})
-	return int(n), err
-}
-
-// InsightQueueDepth counts the jobs still to do: queued and running.
-func (s *Store) InsightQueueDepth(ctx context.Context) (int, error) {
-	var n int
-	err := s.rq.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM insight_jobs WHERE state = 'queued')
-		+ (SELECT count(*) FROM insight_jobs WHERE state = 'running')`).Scan(&n)
-	return n, s.fail("insight queue depth", err)
 }

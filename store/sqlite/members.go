@@ -52,6 +52,12 @@ func (s *Store) DeleteMember(ctx context.Context, id core.ID) error {
 	})
 }
 
+func (s *Store) SetMemberRole(ctx context.Context, id core.ID, role core.Role) error {
+	return s.write(ctx, "set member role", func(tx *wtx) error {
+		return mustChange(tx.ExecContext(ctx, `UPDATE members SET role = ? WHERE id = ?`, string(role), id))
+	})
+}
+
 func (s *Store) PutSignInLink(ctx context.Context, member core.ID, hash string, expires time.Time) error {
 	return s.write(ctx, "put sign-in link", func(tx *wtx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO member_links(member_id, hash, expires_at) VALUES (?, ?, ?)

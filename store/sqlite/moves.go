@@ -82,7 +82,10 @@ func (s *Store) UpdateRecord(ctx context.Context, ws core.ID, c core.RecordChang
 		if err != nil {
 			return err
 		}
-		return s.enqueue(tx, events)
+		if err := s.enqueue(tx, events); err != nil {
+			return err
+		}
+		return s.notify(tx, ws, c.Notify, rec)
 	})
 	return rec, err
 }

@@ -65,7 +65,7 @@ func deleteOne(tx *wtx, ws, id core.ID) error {
 		bumpLinkedFeedback,
 		`DELETE FROM record_links WHERE feedback_id = ?1 OR target_id = ?1`,
 		`DELETE FROM insights WHERE record_id = ?1`,
-		`DELETE FROM insight_jobs WHERE record_id = ?1`,
+		`DELETE FROM queue_items WHERE queue = '` + core.InsightQueue + `' AND order_key <> '' AND order_key = ?1 AND workspace_id = ?2`,
 		`DELETE FROM record_tags WHERE record_id = ?1`,
 		`DELETE FROM idempotency_keys WHERE workspace_id = ?2 AND record_id = ?1`,
 		`DELETE FROM record_history WHERE record_id = ?1`,

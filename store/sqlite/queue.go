@@ -45,10 +45,14 @@ func (s *Store) enqueue(tx *wtx, items []core.QueueItem) error {
 		if retryFor == 0 {
 			retryFor = core.DefaultRetryFor
 		}
+		created := now
+		if !it.CreatedAt.IsZero() {
+			created = ms(it.CreatedAt)
+		}
 		if _, err := tx.ExecContext(tx.ctx, `INSERT INTO queue_items (`+queueCols+`)
 			VALUES (?, ?, ?, ?, ?, ?, 'queued', 0, '', ?, ?, NULL, '', ?, ?, ?) ON CONFLICT (queue, id) DO NOTHING`,
 			it.ID, it.Queue, it.Kind, it.Workspace, it.Key, it.Body, retryFor.Milliseconds(), now,
-			now+retryFor.Milliseconds(), now, now); err != nil {
+			now+retryFor.Milliseconds(), created, now); err != nil {
 			return err
 		}
 	}
@@ -81,7 +85,7 @@ func (s *Store) createdEvents(tx *wtx, ws core.ID, rs []core.NewRecord, out []co
 // with an expired lease, and with no earlier pending item of its key.
 const claimable = `((q.state = 'queued' AND q.run_at <= ?) OR (q.state = 'running' AND q.lease_until <= ?))
 	AND (q.order_key = '' OR NOT EXISTS (SELECT 1 FROM queue_items e WHERE e.queue = q.queue
-		AND e.order_key = q.order_key AND e.order_key <> '' AND e.seq < q.seq AND e.state <> 'failed'))`
+		AND e.order_key <> '' AND e.order_key = q.order_key AND e.seq < q.seq AND e.state <> 'failed'))`
 
 // ClaimItems leases up to n claimable items of queue to worker, in enqueue order. The single writer makes
 // the claim atomic.
@@ -194,10 +198,13 @@ func (s *Store) RetryFailedItems(ctx context.Context, kind string, ws, id core.I
 // QueueStats counts the items of queue by state.
 func (s *Store) QueueStats(ctx context.Context, queue string) (core.QueueStats, error) {
 	var st core.QueueStats
-	err := s.rq.QueryRowContext(ctx, `SELECT
-			coalesce(sum(CASE WHEN state <> 'failed' THEN 1 ELSE 0 END), 0),
-			coalesce(sum(CASE WHEN state = 'failed' THEN 1 ELSE 0 END), 0)
-		FROM queue_items WHERE queue = ?`, queue).Scan(&st.Pending, &st.Failed)
+	// All items are counted on the unique index alone and the failed ones through their own index, so
+	// that no pending row is read: the insight pool's gauge and the benchmarks ask often, with the queue full.
+	var all int
+	err := s.rq.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM queue_items WHERE queue = ?1),
+		(SELECT count(*) FROM queue_items INDEXED BY queue_items_failed WHERE state = 'failed' AND queue = ?1)`,
+		queue).Scan(&all, &st.Failed)
+	st.Pending = all - st.Failed
 	return st, s.fail("queue stats", err)
 }
 

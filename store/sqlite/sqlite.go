@@ -18,6 +18,7 @@ import (
 
 	"github.com/feedbridge/feedbridge/core"
 	"github.com/feedbridge/feedbridge/store/internal/fairshare"
+	"github.com/feedbridge/feedbridge/store/internal/jobqueue"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -36,9 +37,11 @@ type Store struct {
 	turn *turn // writers of other processes get their turn (turn.go); nil when read-only
 	busy time.Duration
 
-	searches   *fairshare.Gate // one search at a time per workspace
-	readLimit  time.Duration   // longest a listing may run, whatever the caller's deadline
-	claimAfter string          // the workspace the last insight-job claim ended on (claim.go); the writer's
+	searches   *fairshare.Gate   // one search at a time per workspace
+	readLimit  time.Duration     // longest a listing may run, whatever the caller's deadline
+	claimAfter map[string]string // per queue, the workspace its last fair claim ended on (queue_fair.go); the writer's
+
+	jobqueue.Views // insight jobs and deliveries on the general queue
 
 	qmu          sync.Mutex    // guards queue and closed
 	queue        []*writeReq   // writes waiting for the writer (group.go)
@@ -119,6 +122,8 @@ func open(ctx context.Context, path string, busy time.Duration, mode Mode) (*Sto
 		role: mode, turn: openTurn(path, mode),
 		lead: make(chan struct{}, 1), nums: map[core.ID]int64{}, quit: make(chan struct{}), stopped: make(chan struct{}),
 		resolved: newResolved(), kick: make(chan struct{}, 1), urgent: make(chan struct{}, 1), indexed: make(chan struct{}), checkpointed: make(chan struct{})}
+	s.Views = jobqueue.Views{Q: s}
+	s.claimAfter = map[string]string{}
 	s.indexChunk.Store(firstIndexChunk)
 	if mode != ModeDaemon {
 		// A command lives for a moment next to the daemon, which does the background work.

@@ -10,7 +10,7 @@ import (
 )
 
 // UndoImport deletes the unchanged records of an import run in chunks, each its own write.
-func (s *Store) UndoImport(ctx context.Context, run core.ID) (core.UndoResult, error) {
+func (s *Store) UndoImport(ctx context.Context, run core.ID, outbox func(core.ID) *core.Outbox) (core.UndoResult, error) {
 	out := core.UndoResult{Run: run, Kept: []core.KeptRecord{}}
 	var (
 		ws       core.ID
@@ -28,6 +28,7 @@ func (s *Store) UndoImport(ctx context.Context, run core.ID) (core.UndoResult, e
 	if status == core.ImportRunning || !finished.Valid {
 		return out, fmt.Errorf("sqlite: undo import: the run is still running: %w", core.ErrConflict)
 	}
+	ob := outbox(ws)
 	for {
 		rows, err := s.r.QueryContext(ctx, `SELECT id FROM records WHERE import_run_id = ? AND workspace_id = ? AND updated_at <= ? AND version = 0
 			LIMIT ?`, run, ws, finished.Int64, core.UndoChunk)
@@ -57,6 +58,11 @@ func (s *Store) UndoImport(ctx context.Context, run core.ID) (core.UndoResult, e
 			})
 			if err != nil {
 				return err
+			}
+			for _, id := range still {
+				if err := s.deletedEvent(tx, ws, id, ob); err != nil {
+					return err
+				}
 			}
 			n, err := deleteRecords(tx, ws, still)
 			out.Deleted += n
@@ -99,7 +105,7 @@ func deleteRecords(tx *wtx, ws core.ID, ids []core.ID) (int, error) {
 	args := append([]any{ws}, anyIDs(ids)...)
 	for _, q := range []string{
 		`DELETE FROM insights WHERE workspace_id = ? AND record_id IN (` + in + `)`,
-		`DELETE FROM insight_jobs WHERE workspace_id = ? AND record_id IN (` + in + `)`,
+		`DELETE FROM queue_items WHERE queue = '` + core.InsightQueue + `' AND workspace_id = ? AND order_key <> '' AND order_key IN (` + in + `)`,
 		`DELETE FROM idempotency_keys WHERE workspace_id = ? AND record_id IN (` + in + `)`,
 		`DELETE FROM record_history WHERE record_id IN (SELECT id FROM records WHERE workspace_id = ? AND id IN (` + in + `))`,
 		`DELETE FROM record_tags WHERE record_id IN (SELECT id FROM records WHERE workspace_id = ? AND id IN (` + in + `))`,

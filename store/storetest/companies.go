@@ -103,6 +103,28 @@ var companyTests = map[string]func(t *testing.T, f *fixture){
 		f.forget(ws, "a@acme.com")
 		equal(t, "after an erasure", counts(f.companyPages(ws, "")), want)
 	},
+	// MovedByEdit: an edit that moves a record to another company's customer moves its count, and one that
+	// clears the customer takes it away; an edit that leaves the customer changes no count.
+	"MovedByEdit": func(t *testing.T, f *fixture) {
+		ws := f.workspace("A", 0).ID
+		fb := f.submit(ws, core.Submission{Type: core.RecordFeedback, Title: "t", CustomerEmail: "a@acme.com"}).Record
+		f.submit(ws, core.Submission{Type: core.RecordFeedback, Title: "t", CustomerEmail: "b@acme.com"})
+		f.submit(ws, core.Submission{Type: core.RecordFeedback, Title: "t", CustomerEmail: "x@globex.com"})
+		acme, globex := f.company(ws, "acme.com").ID, f.company(ws, "globex.com").ID
+		count := func() map[core.ID]int {
+			m := map[core.ID]int{}
+			for _, c := range f.companyPages(ws, "") {
+				m[c.ID] = c.FeedbackCount
+			}
+			return m
+		}
+		f.update(ws, fb.ID, core.Patch{Status: str("archived"), Title: str("moved")})
+		equal(t, "an edit of other fields", count(), map[core.ID]int{acme: 2, globex: 1})
+		f.update(ws, fb.ID, core.Patch{CustomerEmail: str("y@globex.com")})
+		equal(t, "moved to globex", count(), map[core.ID]int{acme: 1, globex: 2})
+		f.update(ws, fb.ID, core.Patch{CustomerEmail: str("")})
+		equal(t, "customer cleared", count(), map[core.ID]int{acme: 1, globex: 1})
+	},
 	"BadRequests": func(t *testing.T, f *fixture) {
 		ws, other := f.workspace("A", 0).ID, f.workspace("B", 0).ID
 		for _, d := range []string{"acme.com", "globex.com"} {

@@ -51,6 +51,21 @@ var memberTests = map[string]func(t *testing.T, f *fixture){
 		if !errors.As(err, &ve) || ve.Field != "role" {
 			t.Fatalf("unknown role: %v", err)
 		}
+		changed, err := f.svc.SetMemberRole(f.ctx, w.ID, b.ID, "Viewer")
+		noErr(t, "set role", err)
+		equal(t, "changed role", changed.Role, core.RoleViewer)
+		stored, err := f.st.Member(f.ctx, b.ID)
+		noErr(t, "member after set role", err)
+		equal(t, "stored role", stored.Role, core.RoleViewer)
+		_, err = f.svc.SetMemberRole(f.ctx, other.ID, b.ID, core.RoleAdmin)
+		wantErr(t, "set role from another workspace", err, core.ErrNotFound)
+		if _, err = f.svc.SetMemberRole(f.ctx, w.ID, b.ID, "owner"); !errors.As(err, &ve) || ve.Field != "role" {
+			t.Fatalf("set an unknown role: %v", err)
+		}
+		wantErr(t, "set role of an absent member", f.st.SetMemberRole(f.ctx, core.NewID(), core.RoleAdmin), core.ErrNotFound)
+		_, err = f.svc.WorkspaceMember(f.ctx, other.ID, b.ID)
+		wantErr(t, "a member seen from another workspace", err, core.ErrNotFound)
+		b.Role = core.RoleViewer
 		noErr(t, "remove", f.svc.RemoveMember(f.ctx, b.ID))
 		wantErr(t, "removed member", errOf(f.st.Member(f.ctx, b.ID)), core.ErrNotFound)
 		wantErr(t, "remove twice", f.svc.RemoveMember(f.ctx, b.ID), core.ErrNotFound)

@@ -1,8 +1,6 @@
 package storetest
 
 import (
-	"errors"
-	"sync"
 	"testing"
 	"time"
 
@@ -122,29 +120,11 @@ var editTests = map[string]func(t *testing.T, f *fixture){
 		ws := f.workspace("A", 0).ID
 		rec := f.idea(ws, core.RecordIdea, "idea", "")
 		const n = 8
-		var (
-			wg         sync.WaitGroup
-			mu         sync.Mutex
-			won, stale int
-		)
-		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				_, err := f.svc.Update(f.ctx, ws, rec.ID, core.Patch{Title: str(title(i))}, core.ETag(rec))
-				mu.Lock()
-				defer mu.Unlock()
-				switch {
-				case err == nil:
-					won++
-				case errors.Is(err, core.ErrPrecondition):
-					stale++
-				default:
-					t.Errorf("update: %v", err)
-				}
-			}()
+		ps := make([]core.Patch, n)
+		for i := range ps {
+			ps[i] = core.Patch{Title: str(title(i))}
 		}
-		wg.Wait()
+		won, stale := f.raceUpdates(t, ws, rec.ID, core.ETag(rec), ps)
 		equal(t, "winners and refused", [2]int{won, stale}, [2]int{1, n - 1})
 		equal(t, "one version step", f.read(ws, rec.ID).Version, rec.Version+1)
 	},

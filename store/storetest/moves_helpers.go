@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 
 	"github.com/feedbridge/feedbridge/core"
@@ -64,4 +65,31 @@ func (f *fixture) flushIndex() {
 	if fl, ok := f.st.(interface{ FlushIndex(context.Context) error }); ok {
 		noErr(f.t, "flush index", fl.FlushIndex(f.ctx))
 	}
+}
+
+// raceUpdates makes the edits ps of one record at once, all from the reading whose ETag is etag, and counts
+// those written and those refused with ErrPrecondition; any other answer fails the test.
+func (f *fixture) raceUpdates(t *testing.T, ws, id core.ID, etag string, ps []core.Patch) (won, stale int) {
+	t.Helper()
+	var (
+		wg sync.WaitGroup
+		mu sync.Mutex
+	)
+	for _, p := range ps {
+		wg.Go(func() {
+			_, err := f.svc.Update(f.ctx, ws, id, p, etag)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				won++
+			case errors.Is(err, core.ErrPrecondition):
+				stale++
+			default:
+				t.Errorf("update: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	return won, stale
 }

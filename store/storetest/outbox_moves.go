@@ -124,3 +124,37 @@ var outboxMoveTests = map[string]func(t *testing.T, f *fixture){
 			[]any{core.EventImportFinished, nil, run.ID, core.ImportSucceeded, 2})
 	},
 }
+
+var outboxUndoTests = map[string]func(t *testing.T, f *fixture){
+	// UndoAndErasure: an import undo writes record.deleted for each record it deletes, as it was, and none
+	// for the record it keeps; an erasure writes no event (the event list has none for it, and an event
+	// would carry the erased records to every subscriber again).
+	"UndoAndErasure": func(t *testing.T, f *fixture) {
+		ws, other := f.workspace("A", 0).ID, f.workspace("B", 0).ID
+		run, ids := f.importRun(ws, 3, "ev")
+		svc := f.eventService(core.Subscriber{Name: "s", Workspace: ws, Events: core.EventTypes},
+			core.Subscriber{Name: "b", Workspace: other, Events: core.EventTypes})
+
+		f.clock.Advance(time.Second)
+		got, err := svc.ForgetContact(f.ctx, ws, "c1@acme.com")
+		noErr(t, "forget", err)
+		equal(t, "erased", got.Records, 1)
+		equal(t, "an erasure writes no event", f.stats(core.EventQueue("s")), core.QueueStats{})
+
+		undone, err := svc.UndoImport(f.ctx, run.ID)
+		noErr(t, "undo", err)
+		equal(t, "deleted", undone.Deleted, 2)
+		its := f.claimItems(core.EventQueue("s"), "w", 10, time.Minute)
+		deleted := map[string]string{}
+		for _, it := range its {
+			var ev eventBody
+			noErr(t, "decode event", json.Unmarshal(it.Body, &ev))
+			equal(t, "event type", ev.Type, core.EventRecordDeleted)
+			equal(t, "keyed by record", it.Key, string(ev.Data.Record.ID))
+			deleted[string(ev.Data.Record.ID)] = ev.Data.Record.Title
+		}
+		equal(t, "record.deleted for each undone record", deleted,
+			map[string]string{string(ids[0]): "ev row 0", string(ids[2]): "ev row 2"})
+		equal(t, "nothing for another workspace", f.stats(core.EventQueue("b")), core.QueueStats{})
+	},
+}

@@ -222,8 +222,8 @@ func Rotation(cursor string, k int, next func(after string) (string, error)) ([]
 
 // Interleave deals up to n items from the lists in turn: the first of each, then the second of each, and
 // so on; a list that runs out drops out of the turn.
-func Interleave(lists [][]string, n int) []string {
-	var out []string
+func Interleave[T any](lists [][]T, n int) []T {
+	var out []T
 	for round := 0; len(out) < n; round++ {
 		took := false
 		for _, l := range lists {
