@@ -154,7 +154,7 @@ func appendInsight(out []Insight, strength []float64, kind, quote string, v verd
 		Quote:     quote,
 		Sentiment: sentimentLabel(score),
 		Score:     score,
-		Themes:    themes(toks, v.used),
+		Themes:    withConcepts(quote, themes(toks, v.used)),
 	}
 	in.Summary = summarize(in)
 	in.Tags = append([]string(nil), titleTags...)

@@ -125,9 +125,9 @@ func TestBuiltinThemesAndTags(t *testing.T) {
 		{"plural, case and stop words", Input{Text: "Please add Dark Mode to the Mobile Apps.", Tags: tags},
 			[]string{"dark mode", "mobile app"}, []string{"Mobile App", "Dark Mode"}},
 		{"tag from title applies", Input{Title: "Billing", Text: "We were charged twice for premium seats.", Tags: tags},
-			[]string{"premium seat"}, []string{"Billing"}},
+			[]string{"billing", "refund", "seats", "premium seat"}, []string{"Billing"}}, // concepts first
 		{"tag needs whole words", Input{Text: "The rapid export crashes.", Tags: tags},
-			[]string{"rapid export"}, []string{}},
+			[]string{"export", "rapid export"}, []string{}},
 		{"long run keeps its head", Input{Text: "The weekly customer health score email digest is broken."},
 			[]string{"score email digest"}, []string{}},
 		{"generic word alone is no theme", Input{Text: "The app crashes."}, []string{}, []string{}},

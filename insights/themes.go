@@ -2,6 +2,8 @@ package insights
 
 import (
 	"strings"
+
+	"github.com/feedbridge/feedbridge/suggest"
 	"unicode"
 	"unicode/utf8"
 )
@@ -37,6 +39,22 @@ func themes(toks []string, used []bool) []string {
 		}
 	}
 	flush(len(toks))
+	return out
+}
+
+// withConcepts puts the product concepts a quote names (suggest's vocabulary: "SSO", "SAML login" and
+// "single sign-on" are all "single sign-on") before its key phrases, dropping the phrases a concept
+// already covers word for word, and keeps maxThemes in all.
+func withConcepts(quote string, phrases []string) []string {
+	out := suggest.Concepts(quote)
+	for _, p := range phrases {
+		if !containsString(out, p) {
+			out = append(out, p)
+		}
+	}
+	if len(out) > maxThemes {
+		out = out[:maxThemes]
+	}
 	return out
 }
 
