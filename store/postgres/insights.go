@@ -74,13 +74,16 @@ func (s *Store) completeJobs(ctx context.Context, op, worker string, results []c
 		}
 		notHeld = []core.ID{}
 		b := &pgx.Batch{}
+		var written []core.InsightJob
 		for _, r := range results {
 			if !isDone[r.Job.ID] {
 				notHeld = append(notHeld, r.Job.ID)
 				continue
 			}
 			queueInsights(b, r.Job, r.Insights)
+			written = append(written, r.Job)
 		}
+		queueRollup(b, written)
 		if b.Len() == 0 {
 			return nil
 		}

@@ -1,9 +1,11 @@
 -- Signals read a roll-up instead of every insight of a window. record_themes holds each record's share of
 -- each theme its insights name (day and company copied from the record, so that a deletion in any order
 -- still finds them); theme_days sums those shares per workspace, UTC day of the record's creation and
--- theme; theme_day_companies counts the insights per company. Triggers keep all three in the transaction
--- of every insight write, re-extraction, deletion, merge, erasure, undo and change of a record's company,
--- so that no write path has to know of them. Days are whole days since the Unix epoch.
+-- theme; theme_day_companies counts the insights per company. The insight write adds its records' shares
+-- in its own transaction, in one statement for the whole batch (rollupSQL); triggers take shares away on
+-- every deletion of an insight (re-extraction, record deletion, undo), treat an edit of an insight's
+-- themes as its deletion and insertion, and move shares on a change of a record's company, so that those
+-- paths need not know of the roll-up. Days are whole days since the Unix epoch.
 CREATE TABLE record_themes (
     workspace_id  text NOT NULL,
     record_id     text NOT NULL,
@@ -66,8 +68,9 @@ INSERT INTO theme_day_companies (workspace_id, theme, day, company_id, n)
 SELECT workspace_id, theme, day, company_id, sum(n) FROM record_themes WHERE company_id <> ''
 GROUP BY workspace_id, theme, day, company_id;
 
--- Concurrent insight writers of one workspace would update the same day rows in different orders and
--- deadlock; the roll-up of a workspace is therefore changed by one transaction at a time.
+-- Row by row, concurrent deletions in one workspace would update the same day rows in different orders and
+-- deadlock; the triggers therefore change a workspace's roll-up one transaction at a time. (The batch
+-- insert takes its rows in key order instead.)
 CREATE FUNCTION insights_rollup() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     t     text;
@@ -135,7 +138,7 @@ BEGIN
     END IF;
     RETURN NULL;
 END $$;
-CREATE TRIGGER insights_rollup AFTER INSERT OR DELETE OR UPDATE OF themes, kind, sentiment_score, record_id, workspace_id
+CREATE TRIGGER insights_rollup AFTER DELETE OR UPDATE OF themes, kind, sentiment_score, record_id, workspace_id
     ON insights FOR EACH ROW EXECUTE FUNCTION insights_rollup();
 
 -- A record that changes company moves its insights' company counts with it.

@@ -1,9 +1,11 @@
 -- Signals read a roll-up instead of every insight of a window. record_themes holds each record's share of
 -- each theme its insights name (day and company copied from the record, so that a deletion in any order
 -- still finds them); theme_days sums those shares per workspace, UTC day of the record's creation and
--- theme; theme_day_companies counts the insights per company. Triggers keep all three in the transaction
--- of every insight write, re-extraction, deletion, merge, erasure, undo and change of a record's company,
--- so that no write path has to know of them. Days are whole days since the Unix epoch.
+-- theme; theme_day_companies counts the insights per company. The insight write adds its records' shares
+-- in its own transaction, set-based for the whole batch (rollupRecords); triggers take shares away on
+-- every deletion of an insight (re-extraction, record deletion, undo) and move them on a change of a
+-- record's company, so that those paths need not know of the roll-up. Days are whole days since the Unix
+-- epoch.
 CREATE TABLE record_themes (
     workspace_id  TEXT NOT NULL,
     record_id     TEXT NOT NULL,
@@ -63,32 +65,6 @@ FROM record_themes GROUP BY workspace_id, day, theme;
 INSERT INTO theme_day_companies (workspace_id, theme, day, company_id, n)
 SELECT workspace_id, theme, day, company_id, sum(n) FROM record_themes WHERE company_id <> ''
 GROUP BY workspace_id, theme, day, company_id;
-
-CREATE TRIGGER insights_rollup_insert AFTER INSERT ON insights BEGIN
-    INSERT INTO theme_days (workspace_id, day, theme, n, recs, score, req, prob, praise, quest)
-    SELECT new.workspace_id, r.created_at / 86400000, t.value, 1,
-        NOT EXISTS (SELECT 1 FROM record_themes x WHERE x.workspace_id = new.workspace_id
-                    AND x.record_id = new.record_id AND x.theme = t.value),
-        new.sentiment_score, new.kind = 'request', new.kind = 'problem', new.kind = 'praise', new.kind = 'question'
-    FROM records r, (SELECT DISTINCT value FROM json_each(new.themes) WHERE type = 'text' AND value <> '') t
-    WHERE r.id = new.record_id
-    ON CONFLICT (workspace_id, day, theme) DO UPDATE SET n = n + 1, recs = recs + excluded.recs,
-        score = score + excluded.score, req = req + excluded.req, prob = prob + excluded.prob,
-        praise = praise + excluded.praise, quest = quest + excluded.quest;
-    INSERT INTO theme_day_companies (workspace_id, theme, day, company_id, n)
-    SELECT new.workspace_id, t.value, r.created_at / 86400000, r.company_id, 1
-    FROM records r, (SELECT DISTINCT value FROM json_each(new.themes) WHERE type = 'text' AND value <> '') t
-    WHERE r.id = new.record_id AND r.company_id IS NOT NULL AND r.company_id <> ''
-    ON CONFLICT (workspace_id, theme, day, company_id) DO UPDATE SET n = n + 1;
-    INSERT INTO record_themes (workspace_id, record_id, theme, day, created_at, company_id, n, score, req, prob, praise, quest)
-    SELECT new.workspace_id, new.record_id, t.value, r.created_at / 86400000, r.created_at, coalesce(r.company_id, ''), 1,
-        new.sentiment_score, new.kind = 'request', new.kind = 'problem', new.kind = 'praise', new.kind = 'question'
-    FROM records r, (SELECT DISTINCT value FROM json_each(new.themes) WHERE type = 'text' AND value <> '') t
-    WHERE r.id = new.record_id
-    ON CONFLICT (workspace_id, record_id, theme) DO UPDATE SET n = n + 1, score = score + excluded.score,
-        req = req + excluded.req, prob = prob + excluded.prob, praise = praise + excluded.praise,
-        quest = quest + excluded.quest;
-END;
 
 CREATE TRIGGER insights_rollup_delete AFTER DELETE ON insights BEGIN
     UPDATE record_themes SET n = n - 1, score = score - old.sentiment_score, req = req - (old.kind = 'request'),
