@@ -11,16 +11,25 @@ var broadConcepts = []string{"team", "increase", "view", "status", "noise", "dig
 
 // Concepts names the product concepts a text mentions, in the order they first occur, by the same
 // vocabulary, stemming and phrase matching that rank suggestions, so that the theme an insight is filed
-// under is the one a suggestion and a search use. Concepts too broad to be a theme are left out.
-func Concepts(text string) []string {
+// under is the one a suggestion and a search use; stems are the text's word stems, for telling a
+// narrower theme ("csv export") from its concept.
+func Concepts(text string) (names []string, stems []string) {
 	lex := defaultLexicon()
 	toks := tokenize(text)
-	var out []string
 	lex.match(toks, func(_, c int) {
-		name := lex.names[c]
-		if !slices.Contains(out, name) && !slices.Contains(broadConcepts, name) {
-			out = append(out, name)
+		if name := lex.names[c]; !slices.Contains(names, name) {
+			names = append(names, name)
 		}
 	})
-	return out
+	stems = make([]string, len(toks))
+	for i, t := range toks {
+		stems[i] = t.stem
+	}
+	return names, stems
 }
+
+// Broad tells a concept too broad to file a theme under on its own.
+func Broad(name string) bool { return slices.Contains(broadConcepts, name) }
+
+// Stem is the stem the concept matching gives a word.
+func Stem(word string) string { return cachedStem(word) }
