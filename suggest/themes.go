@@ -7,7 +7,7 @@ import "slices"
 var broadConcepts = []string{"team", "increase", "view", "status", "noise", "digest", "reliability", "performance",
 	"web app", "mentions", "comments", "projects", "tasks", "products", "files", "labels", "priority", "layout",
 	"appearance", "delete", "undo", "search", "email", "sharing", "reports", "shipping", "deadlines", "recurring",
-	"time tracking", "returns", "permissions", "invoices"}
+	"time tracking", "returns", "permissions", "invoices", "versions", "checkout"}
 
 // Concepts names the product concepts a text mentions, in the order they first occur, by the same
 // vocabulary, stemming and phrase matching that rank suggestions, so that the theme an insight is filed
