@@ -88,15 +88,20 @@ func (s *Server) inbox(w http.ResponseWriter, r *http.Request, m *core.Member) {
 		s.internal(w, r, err)
 		return
 	}
+	ids := make([]core.ID, len(page.Records))
+	for i, rec := range page.Records {
+		ids[i] = rec.ID
+	}
+	// One query for the whole page, not one per row.
+	ins, err := s.svc.InsightsOf(r.Context(), m.Workspace, ids)
+	if err != nil {
+		s.internal(w, r, err)
+		return
+	}
 	for _, rec := range page.Records {
 		row := inboxRow{Record: rec}
-		ins, err := s.svc.Insights(r.Context(), m.Workspace, rec.ID)
-		if err != nil {
-			s.internal(w, r, err)
-			return
-		}
-		if len(ins) > 0 {
-			row.Insight = &ins[0]
+		if list := ins[rec.ID]; len(list) > 0 {
+			row.Insight = &list[0]
 		}
 		d.Rows = append(d.Rows, row)
 	}

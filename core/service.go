@@ -211,5 +211,14 @@ func (s *Service) Insights(ctx context.Context, ws, record ID) ([]Insight, error
 	return s.store.Insights(ctx, ws, record)
 }
 
+// InsightsOf returns the insights of many records of ws at once, keyed by record id (a listing's page
+// shows each row's first insight without a query per row); records of another workspace are absent.
+func (s *Service) InsightsOf(ctx context.Context, ws ID, records []ID) (map[ID][]Insight, error) {
+	if len(records) == 0 {
+		return map[ID][]Insight{}, nil
+	}
+	return s.store.InsightsOf(ctx, ws, records)
+}
+
 // JobAttempts is how many attempts an insight job gets.
 func (s *Service) JobAttempts() int { return s.attempts }

@@ -202,6 +202,9 @@ type Store interface {
 	RetryInsightJobs(ctx context.Context, ws ID, id ID) (int, error)
 	InsightQueueDepth(ctx context.Context) (int, error)
 	Insights(ctx context.Context, ws ID, recordID ID) ([]Insight, error)
+	// InsightsOf reads the insights of many records of ws in one query (a page of the inbox): each record's
+	// in the order they were extracted, keyed by record id; records without any, or not of ws, are absent.
+	InsightsOf(ctx context.Context, ws ID, recordIDs []ID) (map[ID][]Insight, error)
 	InsightRows(ctx context.Context, ws ID, from, to time.Time) ([]InsightRow, error)
 	// Deliveries: input a connector answered before writing it (core.Delivery), kept until its records are written. ClaimDeliveries leases
 	// up to n due deliveries of the entry (queued ones whose time has come, and running ones whose lease ran

@@ -31,6 +31,7 @@ func Run(t *testing.T, open func(t *testing.T) core.Store) {
 		{"Bulk", bulkTests},
 		{"Connectors", connectorTests},
 		{"InsightQueue", insightTests},
+		{"InsightsOf", insightsOfTests},
 		{"Deliveries", deliveryTests},
 		{"Queue", queueTests},
 		{"QueueOrder", queueOrderTests},
