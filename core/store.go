@@ -224,6 +224,9 @@ type Store interface {
 	StoreSecret(ctx context.Context, name string) ([]byte, error)
 	// ThemeSignals aggregates a window's insights by theme in the store (GET /records/signals).
 	ThemeSignals(ctx context.Context, ws ID, q SignalQuery) ([]ThemeSignal, error)
+	// ThemeSeries counts per theme of q and per slice of its window (SeriesQuery.Bucket) the insights
+	// naming the theme, in one query; q is checked by the caller.
+	ThemeSeries(ctx context.Context, ws ID, q SeriesQuery) (map[string][]SeriesCount, error)
 
 	// Leases coordinate replicas: one holder per name at a time.
 	Leases

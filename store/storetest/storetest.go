@@ -38,6 +38,7 @@ func Run(t *testing.T, open func(t *testing.T) core.Store) {
 		{"Outbox", outboxTests},
 		{"OutboxMoves", outboxMoveTests},
 		{"Signals", signalTests},
+		{"Series", seriesTests},
 		{"Leases", leaseTests},
 		{"Members", memberTests},
 		{"Backend", backendTests},
