@@ -88,6 +88,7 @@ func (s *Server) Register(mux *http.ServeMux) {
 	page("POST /ideas", s.member(core.RoleEditor, s.newIdea))
 	page("GET /companies", s.member(core.RoleViewer, s.companies))
 	page("GET /companies/{id}", s.member(core.RoleViewer, s.company))
+	page("GET /signals", s.member(core.RoleViewer, s.signals))
 	page("GET /connectors", s.member(core.RoleViewer, s.connectors))
 	page("GET /settings", s.member(core.RoleViewer, s.settings))
 	page("POST /settings/keys", s.member(core.RoleAdmin, s.createKey))

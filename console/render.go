@@ -45,6 +45,7 @@ var funcs = template.FuncMap{
 	"age":    age,
 	"value":  value,
 	"minus3": func(n int) int { return n - 3 },
+	"add1":   func(n int) int { return n + 1 },
 }
 
 // value shows a value of a history change: nothing as "none", a list joined by commas.

@@ -103,6 +103,7 @@ type ListQuery struct {
 	LinkedTo         ID     // only Feedback linked to this record
 	Order            string // OrderCreated ("" too), OrderUpdated or OrderDemand
 	Source           string // canonical source label; "" for any
+	Theme            string // an insight of the record names this theme exactly; "" for any
 	Limit            int
 	After            *Cursor
 }

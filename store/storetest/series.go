@@ -93,3 +93,50 @@ var seriesTests = map[string]func(t *testing.T, f *fixture){
 		}
 	},
 }
+
+// themeListingTests: the listing's theme filter keeps exactly the records one of whose insights names the
+// theme (exact spelling), of the workspace, in listing order across pages, with the other filters.
+var themeListingTests = map[string]func(t *testing.T, f *fixture){
+	"ListingByTheme": func(t *testing.T, f *fixture) {
+		a, b := f.workspace("A", 0).ID, f.workspace("B", 0).ID
+		for i := range 14 {
+			ws := a
+			if i%5 == 4 {
+				ws = b
+			}
+			f.feedback(ws, fmt.Sprintf("r%d", i), "x")
+		}
+		themes := []string{"export", "Export", "ui"}
+		named := map[core.ID][]string{}
+		for n, j := range f.claim("w", 100, time.Minute) {
+			ins := []core.Insight{{Kind: "request", Summary: "s", Quote: "q", Sentiment: "neutral", Themes: []string{themes[n%3]}, Tags: []string{}, Extractor: "builtin"}}
+			if n%4 == 0 {
+				ins = append(ins, core.Insight{Kind: "problem", Summary: "t", Quote: "r", Sentiment: "neutral", Themes: []string{"ui", "export"}, Tags: []string{}, Extractor: "builtin"})
+			}
+			noErr(t, "complete", f.st.CompleteInsightJob(f.ctx, j, "w", ins))
+			for _, in := range ins {
+				named[j.RecordID] = append(named[j.RecordID], in.Themes...)
+			}
+		}
+		for _, theme := range []string{"export", "Export", "ui", "absent"} {
+			all := f.pageAll(a, core.ListRequest{RecordType: "Feedback", Limit: "1000"})
+			var want []core.ID
+			for _, r := range all {
+				if slices.Contains(named[r.ID], theme) {
+					want = append(want, r.ID)
+				}
+			}
+			var got []core.ID
+			for _, r := range f.pageAll(a, core.ListRequest{RecordType: "Feedback", Theme: theme, Limit: "2"}) {
+				got = append(got, r.ID)
+			}
+			equal(t, "records naming "+theme, got, want)
+		}
+		got := f.pageAll(b, core.ListRequest{RecordType: "Feedback", Theme: "export", Statuses: []string{"Triage"}})
+		for _, r := range got {
+			if !slices.Contains(named[r.ID], "export") {
+				t.Fatalf("%s does not name the theme", r.ID)
+			}
+		}
+	},
+}

@@ -39,6 +39,7 @@ func Run(t *testing.T, open func(t *testing.T) core.Store) {
 		{"OutboxMoves", outboxMoveTests},
 		{"Signals", signalTests},
 		{"Series", seriesTests},
+		{"ThemeListing", themeListingTests},
 		{"Leases", leaseTests},
 		{"Members", memberTests},
 		{"Backend", backendTests},
