@@ -167,7 +167,7 @@ func TestAccessibilityAudit(t *testing.T) {
 			if err := chromedp.Do(ctx, chromedp.EmulateViewport(w.width, 844)); err != nil {
 				t.Fatal(err)
 			}
-			png, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+			png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 			if err != nil {
 				t.Fatalf("screenshot %s: %v", path, err)
 			}

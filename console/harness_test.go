@@ -52,7 +52,7 @@ func eachStore(t *testing.T, fn func(t *testing.T, e *env)) {
 // env is the real HTTP server, the API and the console together as the daemon mounts them, over a real
 // store, with one workspace.
 type env struct {
-	t   *testing.T
+	t   testing.TB
 	ctx context.Context
 	svc *core.Service
 	srv *httptest.Server
@@ -79,7 +79,7 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-func newEnv(t *testing.T, st core.Store) *env {
+func newEnv(t testing.TB, st core.Store) *env {
 	svc := core.NewService(st, core.Options{Matcher: suggest.New(st, suggest.Options{})})
 	logs := &syncBuffer{}
 	l := logrus.New()

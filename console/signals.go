@@ -11,15 +11,17 @@ import (
 	"github.com/feedbridge/feedbridge/insights"
 )
 
-// signalWindow is one choice of the signals page: the window's length in days, how many bars its charts
-// have, and how a bar reads.
+// signalWindow is one choice of the signals page: whole UTC days up to today, Buckets bars of Per days.
 type signalWindow struct {
-	Days    int
+	Days    int // Buckets × PerDays
 	Buckets int
-	Per     string
+	PerDays int
+	Name    string // the choice as a person reads it
+	Per     string // what one bar covers
 }
 
-var signalWindows = []signalWindow{{7, 7, "day"}, {30, 15, "2 days"}, {90, 13, "week"}, {365, 12, "month"}}
+var signalWindows = []signalWindow{{7, 7, 1, "7 days", "day"}, {30, 15, 2, "30 days", "2 days"},
+	{91, 13, 7, "13 weeks", "week"}, {364, 13, 28, "52 weeks", "4 weeks"}}
 
 // signalThemes is how many themes the page shows, as GET /api/records/signals does by default.
 const signalThemes = 20
@@ -78,8 +80,9 @@ func (s *Server) signals(w http.ResponseWriter, r *http.Request, m *core.Member)
 			return
 		}
 	}
-	to := s.now().UTC().Truncate(time.Millisecond)
-	from := to.Add(-time.Duration(win.Days) * 24 * time.Hour)
+	// Whole UTC days, today the last: the bars of the charts are whole days too.
+	q := core.SeriesQuery{FromDay: core.SeriesDay(s.now()) - int64(win.Days) + 1, Days: win.PerDays, Buckets: win.Buckets}
+	from, to := q.Window()
 	length := to.Sub(from) + time.Millisecond
 	themes, err := s.svc.ThemeSignals(r.Context(), m.Workspace, core.SignalQuery{From: from, To: to,
 		PrevFrom: from.Add(-length), PrevTo: from.Add(-time.Millisecond), Limit: signalThemes})
@@ -87,7 +90,6 @@ func (s *Server) signals(w http.ResponseWriter, r *http.Request, m *core.Member)
 		s.internal(w, r, err)
 		return
 	}
-	q := core.SeriesQuery{From: from, To: to, Buckets: win.Buckets}
 	for _, t := range themes {
 		q.Themes = append(q.Themes, t.Theme)
 	}
@@ -120,10 +122,12 @@ func newThemeView(sig insights.Signal, counts []int, q core.SeriesQuery, win sig
 		if n > 0 {
 			h = max(h, 2) // a count is never drawn as nothing
 		}
-		v.Bars = append(v.Bars, bar{X: i * (chartBar + chartGap), Y: chartHeight - h, H: h, N: n, From: q.BucketStart(i)})
+		from, _ := q.Window()
+		v.Bars = append(v.Bars, bar{X: i * (chartBar + chartGap), Y: chartHeight - h, H: h, N: n,
+			From: from.AddDate(0, 0, i*q.Days)})
 		nums[i] = fmt.Sprint(n)
 	}
-	v.Alt = fmt.Sprintf("Insights naming %q per %s over the last %d days, oldest first: %s.", sig.Theme, win.Per, win.Days,
+	v.Alt = fmt.Sprintf("Insights naming %q per %s over the last %s, oldest first: %s.", sig.Theme, win.Per, win.Name,
 		strings.Join(nums, ", "))
 	switch sig.Trend.Direction {
 	case insights.TrendNew:

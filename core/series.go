@@ -5,37 +5,53 @@ import (
 	"time"
 )
 
-// SeriesQuery asks how the named themes spread over time: [From, To] (both inclusive) cut into Buckets
-// slices of equal length, and per theme the insights naming it of the records created in each slice.
+// SeriesQuery asks how the named themes spread over time in whole UTC days: Buckets slices of Days days
+// each, the first starting on day FromDay (days since the Unix epoch, as SeriesDay counts them), and per
+// theme the insights naming it of the records created in each slice.
 type SeriesQuery struct {
-	From, To time.Time
-	Buckets  int
-	Themes   []string
+	FromDay int64
+	Days    int
+	Buckets int
+	Themes  []string
 }
 
 // MaxSeriesBuckets bounds the slices of a series (the bars of a small chart).
 const MaxSeriesBuckets = 60
 
-// Bucket is the slice of [from, to] that instant t falls in, the arithmetic both stores use: whole
-// milliseconds, the window's length including its last millisecond.
-func (q SeriesQuery) Bucket(t time.Time) int {
-	span := q.To.UnixMilli() - q.From.UnixMilli() + 1
-	return int((t.UnixMilli() - q.From.UnixMilli()) * int64(q.Buckets) / span)
+// seriesDayMS is one UTC day in milliseconds.
+const seriesDayMS = 24 * 60 * 60 * 1000
+
+// SeriesDay is the UTC day of t in whole days since the Unix epoch.
+func SeriesDay(t time.Time) int64 {
+	ms := t.UnixMilli()
+	d := ms / seriesDayMS
+	if ms%seriesDayMS < 0 {
+		d--
+	}
+	return d
 }
 
-// BucketStart is the first instant of slice i.
-func (q SeriesQuery) BucketStart(i int) time.Time {
-	span := q.To.UnixMilli() - q.From.UnixMilli() + 1
-	n := int64(q.Buckets)
-	return time.UnixMilli(q.From.UnixMilli() + (int64(i)*span+n-1)/n).UTC()
+// Window is the first instant of the series' first day and the last millisecond of its last day.
+func (q SeriesQuery) Window() (from, to time.Time) {
+	from = time.UnixMilli(q.FromDay * seriesDayMS).UTC()
+	return from, from.Add(time.Duration(q.Days*q.Buckets)*24*time.Hour - time.Millisecond)
+}
+
+// Bucket is the slice that instant t falls in (outside [0, Buckets) when t is outside the window).
+func (q SeriesQuery) Bucket(t time.Time) int {
+	d := SeriesDay(t) - q.FromDay
+	if d < 0 {
+		return -1
+	}
+	return int(d / int64(q.Days))
 }
 
 // ThemeSeries counts, per theme of q and per slice of its window, the insights naming the theme (an
 // insight counts once per theme, as in ThemeSignals, so a theme's slices add up to its Count over the
-// same window). Every theme of q has a slice list, zeros where nothing named it.
+// same days). Every theme of q has a slice list, zeros where nothing named it.
 func (s *Service) ThemeSeries(ctx context.Context, ws ID, q SeriesQuery) (map[string][]int, error) {
 	out := make(map[string][]int, len(q.Themes))
-	if len(q.Themes) == 0 || q.Buckets < 1 || q.Buckets > MaxSeriesBuckets || q.To.Before(q.From) {
+	if len(q.Themes) == 0 || q.Buckets < 1 || q.Buckets > MaxSeriesBuckets || q.Days < 1 {
 		return out, nil
 	}
 	got, err := s.store.ThemeSeries(ctx, ws, q)

@@ -7,16 +7,16 @@ import (
 	"github.com/feedbridge/feedbridge/core"
 )
 
-// ThemeSeries counts each asked theme's insights per slice of the window in one query; the slice is
-// computed in whole milliseconds exactly as core.SeriesQuery.Bucket does.
+// ThemeSeries counts each asked theme's insights per slice of whole UTC days in one query, the slice
+// computed from the record's creation day exactly as core.SeriesQuery.Bucket does.
 func (s *Store) ThemeSeries(ctx context.Context, ws core.ID, q core.SeriesQuery) (map[string][]core.SeriesCount, error) {
-	from, to := ms(q.From), ms(q.To)
-	args := []any{from, q.Buckets, to - from + 1, ws, from, to}
+	from, to := q.Window()
+	args := []any{q.FromDay, q.Days, ws, ms(from), ms(to)}
 	for _, t := range q.Themes {
 		args = append(args, t)
 	}
 	rows, err := s.rq.QueryContext(ctx, `SELECT theme, b, count(*) FROM (
-		SELECT DISTINCT i.id, je.value AS theme, (r.created_at - ?) * ? / ? AS b
+		SELECT DISTINCT i.id, je.value AS theme, (r.created_at / 86400000 - ?) / ? AS b
 		FROM insights i JOIN records r ON r.id = i.record_id AND r.workspace_id = i.workspace_id, json_each(i.themes) je
 		WHERE i.workspace_id = ? AND r.created_at BETWEEN ? AND ? AND je.type = 'text'
 			AND je.value IN (`+strings.TrimSuffix(strings.Repeat("?, ", len(q.Themes)), ", ")+`))

@@ -38,16 +38,19 @@ var seriesTests = map[string]func(t *testing.T, f *fixture){
 			noErr(t, "complete", f.st.CompleteInsightJob(f.ctx, j, "w", ins))
 		}
 		asked := []string{"export", "ui", "Billing", "é-theme", "absent"}
+		first := core.SeriesDay(day)
 		for _, c := range []struct {
-			from, to time.Time
-			buckets  int
+			from          int64
+			days, buckets int
 		}{
-			{day, day.Add(30*24*time.Hour - time.Millisecond), 10},
-			{day.Add(3 * 24 * time.Hour), day.Add(10 * 24 * time.Hour), 7},
-			{day.Add(-time.Hour), day.Add(40 * 24 * time.Hour), 1},
+			{first, 3, 10},
+			{first + 3, 1, 7},
+			{first - 1, 41, 1},
+			{first + 20, 2, 15},
 		} {
-			q := core.SeriesQuery{From: c.from, To: c.to, Buckets: c.buckets, Themes: asked}
-			rows, err := f.st.InsightRows(f.ctx, a, c.from, c.to)
+			q := core.SeriesQuery{FromDay: c.from, Days: c.days, Buckets: c.buckets, Themes: asked}
+			from, to := q.Window()
+			rows, err := f.st.InsightRows(f.ctx, a, from, to)
 			noErr(t, "rows", err)
 			want := map[string][]int{}
 			for _, r := range rows {
@@ -75,11 +78,11 @@ var seriesTests = map[string]func(t *testing.T, f *fixture){
 					dense[th][x.Bucket] += x.N
 				}
 			}
-			equal(t, fmt.Sprintf("series %v–%v in %d", c.from, c.to, c.buckets), dense, want)
+			equal(t, fmt.Sprintf("series from day %d, %d × %d days", c.from, c.buckets, c.days), dense, want)
 			if len(want) == 0 {
 				t.Fatal("the case counts nothing")
 			}
-			sig, err := f.st.ThemeSignals(f.ctx, a, core.SignalQuery{From: c.from, To: c.to, PrevFrom: c.from, PrevTo: c.from, Limit: 100})
+			sig, err := f.st.ThemeSignals(f.ctx, a, core.SignalQuery{From: from, To: to, PrevFrom: from, PrevTo: from, Limit: 100})
 			noErr(t, "signals", err)
 			for _, s := range sig {
 				if d, ok := dense[s.Theme]; ok {
