@@ -139,6 +139,21 @@ func (e *Entry) Succeeded(t time.Time) { e.lastSuccess, e.lastError = t, "" }
 // GET /api/connectors: it must hold no secret.
 func (e *Entry) Failed(msg string) { e.lastError = msg }
 
+// Took counts n items the entry turned into records today, and Refused n items it turned away (for the
+// console's connectors page); both are in memory until the daemon's next flush.
+func (e *Entry) Took(n int) {
+	if e.svc != nil {
+		e.svc.CountConnector(e.Workspace, e.Name, n, 0)
+	}
+}
+
+// Refused counts n items the entry turned away today; see Took.
+func (e *Entry) Refused(n int) {
+	if e.svc != nil {
+		e.svc.CountConnector(e.Workspace, e.Name, 0, n)
+	}
+}
+
 // LastSuccess is when the entry last succeeded; zero before its first success.
 func (e *Entry) LastSuccess() time.Time { return e.lastSuccess }
 

@@ -23,6 +23,9 @@ type Options struct {
 	// address signed in as; 0 means DefaultFailureDelay.
 	FailureDelay time.Duration
 	Now          func() time.Time
+	// Configured reports whether a connector entry of a workspace is in the running configuration (as
+	// api.Options.Configured); nil shows every stored entry.
+	Configured func(ws core.ID, kind, name string) bool
 }
 
 // DefaultFailureDelay is the first wait that repeated failed sign-ins cost; it doubles with each further one.
@@ -36,11 +39,13 @@ type Server struct {
 	throttle *throttle
 	csrf     *http.CrossOriginProtection
 	now      func() time.Time
+	// configured: see Options.Configured.
+	configured func(ws core.ID, kind, name string) bool
 }
 
 // New parses the templates and builds the server; a template that does not parse is a programming error.
 func New(svc *core.Service, o Options) *Server {
-	s := &Server{svc: svc, log: o.Log, now: o.Now}
+	s := &Server{svc: svc, log: o.Log, now: o.Now, configured: o.Configured}
 	if s.log == nil {
 		l := logrus.New()
 		l.SetOutput(io.Discard)
@@ -102,7 +107,7 @@ func (s *Server) secure(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("Cache-Control", "no-store")
-		h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "+
+		h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "+
 			"form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("X-Frame-Options", "DENY")

@@ -79,13 +79,20 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-func newEnv(t testing.TB, st core.Store) *env {
+func newEnv(t testing.TB, st core.Store) *env { return newEnvWith(t, st, nil) }
+
+// newEnvWith is newEnv with the console's options changed by tune (nil: the defaults).
+func newEnvWith(t testing.TB, st core.Store, tune func(*console.Options)) *env {
 	svc := core.NewService(st, core.Options{Matcher: suggest.New(st, suggest.Options{})})
 	logs := &syncBuffer{}
 	l := logrus.New()
 	l.SetOutput(logs)
 	log := logrus.NewEntry(l)
-	c := console.New(svc, console.Options{FailureDelay: 100 * time.Millisecond, Log: log})
+	o := console.Options{FailureDelay: 100 * time.Millisecond, Log: log}
+	if tune != nil {
+		tune(&o)
+	}
+	c := console.New(svc, o)
 	srv := httptest.NewServer(api.New(svc, api.Options{Extra: c.Register, Log: log}).Handler())
 	t.Cleanup(srv.Close)
 	e := &env{t: t, ctx: t.Context(), svc: svc, srv: srv, logs: logs}

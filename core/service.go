@@ -41,6 +41,8 @@ type Service struct {
 	subs       subsPointer // event subscribers by workspace (outbox.go)
 	recordView func(Record) any
 
+	tally connectorTally // connector counts not yet written (conncount.go)
+
 	keyMu        sync.Mutex
 	cursorSecret []byte // the store's cursor key, read on first use
 }
@@ -167,9 +169,21 @@ func (s *Service) Sources() *SourceSet { return s.sources }
 // Faults is what this process knows is failing outside the store (see Faults).
 func (s *Service) Faults() *Faults { return s.faults }
 
-// Connectors lists the workspace's connector states.
+// Connectors lists the workspace's connector states, each with today's counts.
 func (s *Service) Connectors(ctx context.Context, ws ID) ([]ConnectorStatus, error) {
-	return s.store.ConnectorStatuses(ctx, ws)
+	sts, err := s.store.ConnectorStatuses(ctx, ws)
+	if err != nil || len(sts) == 0 {
+		return sts, err
+	}
+	counts, err := s.connectorCountsToday(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	for i := range sts {
+		c := counts[sts[i].Name]
+		sts[i].TakenToday, sts[i].RefusedToday = c.Taken, c.Refused
+	}
+	return sts, nil
 }
 
 // StartImport persists a new running import run.

@@ -167,6 +167,10 @@ type Store interface {
 	SetCheckpoint(ctx context.Context, ws ID, c Checkpoint) error
 	PutConnectorStatus(ctx context.Context, st ConnectorStatus) error
 	ConnectorStatuses(ctx context.Context, ws ID) ([]ConnectorStatus, error)
+	// AddConnectorCounts adds each count to its entry's and day's row, in one transaction.
+	AddConnectorCounts(ctx context.Context, counts []ConnectorCount) error
+	// ConnectorCounts lists the counts of ws's entries on day (entries without any are absent).
+	ConnectorCounts(ctx context.Context, ws ID, day int64) ([]ConnectorCount, error)
 
 	// Import runs.
 	// PutImportRun inserts or updates a run by id, and writes events (import.finished) in the same

@@ -115,7 +115,8 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 		Extra: func(mux *http.ServeMux) {
 			mux.Handle("/", sup)
 			if cfg.Console.Enabled {
-				console.New(svc, console.Options{Log: log.WithField("component", "console")}).Register(mux)
+				console.New(svc, console.Options{Log: log.WithField("component", "console"),
+					Configured: configuredFunc(func() map[string][]map[string]any { return reloads.current().Connectors })}).Register(mux)
 			}
 		},
 		// Set before the server serves: reloads is assigned just below.
@@ -166,6 +167,7 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) error {
 			})
 		}
 	}
+	wg.Go(func() { flushCounts(bgCtx, svc, log) })
 	if workers != nil {
 		wg.Go(func() {
 			if err := workers.Run(bgCtx); err != nil {
@@ -206,6 +208,7 @@ wait:
 	stopBackground()
 	sup.wait()
 	wg.Wait()
+	finalFlush(svc, log) // what the stopped connectors counted last
 	log.Info("stopped")
 	return nil
 }

@@ -111,6 +111,7 @@ func (s *Set) serve(w http.ResponseWriter, r *http.Request) {
 	default:
 		outcome("created")
 		s.board.Succeeded(en.Name)
+		s.svc.CountConnector(en.ws, en.Name, results.fresh(), 0)
 		logUnknownTags(en, results)
 		writeJSON(w, http.StatusCreated, results)
 	}
@@ -135,6 +136,7 @@ func (s *Set) unauthorized(w http.ResponseWriter, en *entry, addr string, err er
 // refused counts a refusal on the entry's status and logs a sample of them.
 func (s *Set) refused(en *entry, addr string, err error) {
 	s.board.Refused(en.Name, strings.TrimPrefix(err.Error(), "webhook: "))
+	s.svc.CountConnector(en.ws, en.Name, 0, 1)
 	s.guard.LogRefusal(en.log, en.Name, logrus.Fields{"remote": addr}, err)
 }
 
@@ -173,6 +175,7 @@ func (s *Set) refuse(w http.ResponseWriter, en *entry, err error, what string) {
 	switch {
 	case errors.As(err, &ve):
 		outcome("bad_request")
+		s.svc.CountConnector(en.ws, en.Name, 0, 1)
 		answer(w, http.StatusBadRequest, err.Error(), ve.Message)
 	case errors.Is(err, core.ErrWorkspaceNotFound):
 		outcome("refused")
@@ -320,4 +323,15 @@ func tagKey(s string) string {
 		}
 		return r
 	}, strings.ToLower(s))
+}
+
+// fresh is how many of the records were created by this delivery (not found as duplicates).
+func (c created) fresh() int {
+	n := 0
+	for _, r := range c.Records {
+		if r.Created {
+			n++
+		}
+	}
+	return n
 }
