@@ -82,7 +82,32 @@ func targets() []Target {
 	rows = append(rows, moveTargets()...)
 	rows = append(rows, Target{Issue: 28, What: "connection pool ≥ 0.95 × a plain listener (8 clients, keep-alive)", Store: "none", Part: "api",
 		Keys: []string{"./daemon:BenchmarkConnPool:pool/plain"}, Op: ">=", Limit: 0.95})
-	return append(rows, fairTargets()...)
+	rows = append(rows, fairTargets()...)
+	return append(rows, consoleTargets()...)
+}
+
+// consolePages are the pages issue 26 holds to its server time, as BenchmarkPages names them.
+var consolePages = []struct{ key, what string }{
+	{"inbox", "the inbox"}, {"record", "a record page"}, {"ideas", "ideas"}, {"companies", "companies"}, {"signals", "signals"},
+}
+
+// consoleTargets are issue 26's: each page's p99 under 100 ms at 100,000 records on SQLite and 1,000,000 on
+// PostgreSQL, and the inbox's weight.
+func consoleTargets() []Target {
+	var out []Target
+	for _, st := range []struct {
+		kind, name string
+		size       int
+	}{{"sqlite", "SQLite", 100_000}, {"postgres", "PostgreSQL", 1_000_000}} {
+		for _, p := range consolePages {
+			out = append(out, Target{Issue: 26, What: fmt.Sprintf("console: %s, p99 < 100 ms (sequential requests, loopback)", p.what),
+				Store: st.name, Part: "console", Keys: []string{"./console:BenchmarkPages/" + st.kind + ":" + p.key + "-p99-ms"},
+				Op: "<", Limit: 100, Size: st.size})
+		}
+		out = append(out, Target{Issue: 26, What: "console: the inbox weighs at most 150 KB", Store: st.name, Part: "console",
+			Keys: []string{"./console:BenchmarkPages/" + st.kind + ":inbox-KB"}, Op: "<", Limit: 150, Size: st.size})
+	}
+	return out
 }
 
 // moveTargets are those of records that move, which came without an issue number.

@@ -25,7 +25,8 @@ import (
 // in, one request at a time: the inbox, a record page (a different feedback each time), ideas, companies
 // and signals, plus the inbox filtered by a theme and the signals of a year. It reports each page's p50
 // and p99 in ms (the time from sending the request to the last byte of the answer, on loopback) and the
-// inbox's weight in KB. SQLite holds FEEDBRIDGE_BENCH_PAGES_SQLITE records (100,000 by default),
+// inbox's weight in KB, and the same figures for a static file (the floor: what any request costs here).
+// SQLite holds FEEDBRIDGE_BENCH_PAGES_SQLITE records (100,000 by default),
 // PostgreSQL FEEDBRIDGE_BENCH_PAGES_POSTGRES (1,000,000), when FEEDBRIDGE_TEST_POSTGRES_URL names one.
 //
 //	go test -run '^$' -bench '^BenchmarkPages$' -benchtime 1x -timeout 60m ./console/
@@ -189,6 +190,9 @@ func timePages(b *testing.B, st core.Store, ws core.ID, n int) {
 		path  func(i int) string
 		extra bool // not a page the speed target names: fewer rounds
 	}{
+		// The floor: a static file through the same server, middleware and session-less path, timed in the
+		// same run, so that a reader can tell the machine's load from the pages' own cost.
+		{"floor", func(int) string { return "/static/favicon.svg" }, false},
 		{"inbox", func(int) string { return "/inbox" }, false},
 		{"record", func(i int) string { return "/records/" + string(ids[i%len(ids)].ID) }, false},
 		{"ideas", func(int) string { return "/ideas" }, false},
