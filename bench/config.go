@@ -45,22 +45,26 @@ type sizes struct {
 	FairVictim, FairListings  int   // the fairness part: the victim's records, and its listings per phase
 	FairAttacker              []int // the attacker's record counts, each measured in turn
 	FairBacklog               int   // jobs of one workspace queued ahead of the fairness probes
+	ConsoleSQLite, ConsolePG  int   // records behind the console's pages on each store
+	ConsoleRounds             int   // requests per page
 }
 
 var modeSizes = map[string]sizes{
 	"quick": {APICreates: 4, APISearches: 100, PairRecords: 5_000, PairRequests: 200, PGBulkBatches: 5,
 		PGSearchRows: 50_000, PGSearches: 100, PGDemandLinks: 100_000, CSVRows: 10_000, EmailMessages: 300, SlackCommands: 300,
 		Extractions: 3000, LagFeedbacks: 400, DrainJobs: 5_000, LoadSeed: 5_000,
-		FairVictim: 1000, FairListings: 60, FairAttacker: []int{3_000, 10_000}, FairBacklog: 5_000},
+		FairVictim: 1000, FairListings: 60, FairAttacker: []int{3_000, 10_000}, FairBacklog: 5_000,
+		ConsoleSQLite: 10_000, ConsolePG: 20_000, ConsoleRounds: 50},
 	"full": {APICreates: 40, APISearches: 1000, PairRecords: 100_000, PairRequests: 2000, PGBulkBatches: 50,
 		PGSearchRows: 1_000_000, PGSearches: 400, PGDemandLinks: 1_000_000, SQLiteStoreRows: 1_000_000, SQLiteStoreLoops: 40,
 		CSVRows: 1_000_000, EmailMessages: 10_000, SlackCommands: 5000, Extractions: 50_000,
 		LagFeedbacks: 6000, DrainJobs: 100_000, LoadSeed: 100_000,
-		FairVictim: 5000, FairListings: 300, FairAttacker: []int{10_000, 45_000}, FairBacklog: 60_000},
+		FairVictim: 5000, FairListings: 300, FairAttacker: []int{10_000, 45_000}, FairBacklog: 60_000,
+		ConsoleSQLite: 100_000, ConsolePG: 1_000_000, ConsoleRounds: 200},
 }
 
 // allParts in the order they run.
-var allParts = []string{"api", "pair", "pgstore", "sqlitestore", "csv", "email", "slack", "insights", "fair", "events", "load"}
+var allParts = []string{"api", "pair", "pgstore", "sqlitestore", "csv", "email", "slack", "insights", "fair", "events", "console", "load"}
 
 func parseConfig(args []string) (Config, error) {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)

@@ -104,6 +104,8 @@ func run(ctx context.Context, cfg Config, progress io.Writer) error {
 			ps = append(ps, e.partInsights(ctx))
 		case "events":
 			ps = append(ps, e.partEvents(ctx))
+		case "console":
+			ps = append(ps, e.partConsole(ctx))
 		case "load":
 			p, res := e.partLoad(ctx)
 			ps = append(ps, p)

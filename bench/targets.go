@@ -83,7 +83,8 @@ func targets() []Target {
 	rows = append(rows, Target{Issue: 28, What: "connection pool ≥ 0.95 × a plain listener (8 clients, keep-alive)", Store: "none", Part: "api",
 		Keys: []string{"./daemon:BenchmarkConnPool:pool/plain"}, Op: ">=", Limit: 0.95})
 	rows = append(rows, fairTargets()...)
-	return append(rows, eventTargets()...)
+	rows = append(rows, eventTargets()...)
+	return append(rows, consoleTargets()...)
 }
 
 // eventTargets hold events out to its bounds: delivery keeps up with the change rate, and a slow subscriber
@@ -99,6 +100,30 @@ func eventTargets() []Target {
 				Keys: []string{ev + "BenchmarkDelivery/" + st.kind + ":live-ratio"}},
 			Target{Issue: 27, What: "POST /records/feedback p99 with a subscriber answering in 5 s ≤ 1.1 × with none", Store: st.name,
 				Part: "events", Keys: []string{ev + "BenchmarkSlowSubscriberWrites/" + st.kind + ":ratio"}, Op: "<", Limit: 1.1})
+	}
+	return out
+}
+
+// consolePages are the pages held to a server time, as BenchmarkPages names them.
+var consolePages = []struct{ key, what string }{
+	{"inbox", "the inbox"}, {"record", "a record page"}, {"ideas", "ideas"}, {"companies", "companies"}, {"signals", "signals"},
+}
+
+// consoleTargets hold each console page's p99 under 100 ms at 100,000 records on SQLite and 1,000,000 on
+// PostgreSQL, and the inbox's weight.
+func consoleTargets() []Target {
+	var out []Target
+	for _, st := range []struct {
+		kind, name string
+		size       int
+	}{{"sqlite", "SQLite", 100_000}, {"postgres", "PostgreSQL", 1_000_000}} {
+		for _, p := range consolePages {
+			out = append(out, Target{Issue: 26, What: fmt.Sprintf("console: %s, p99 < 100 ms (sequential requests, loopback)", p.what),
+				Store: st.name, Part: "console", Keys: []string{"./console:BenchmarkPages/" + st.kind + ":" + p.key + "-p99-ms"},
+				Op: "<", Limit: 100, Size: st.size})
+		}
+		out = append(out, Target{Issue: 26, What: "console: the inbox weighs at most 150 KB", Store: st.name, Part: "console",
+			Keys: []string{"./console:BenchmarkPages/" + st.kind + ":inbox-KB"}, Op: "<", Limit: 150, Size: st.size})
 	}
 	return out
 }

@@ -193,6 +193,23 @@ func (e *Entry) Refused(reason string) {
 	if e.counted != nil {
 		e.counted.Inc()
 	}
+	e.CountRefused(1)
+}
+
+// Took counts n items the entry turned into records today, and Refused n items it turned away (for the
+// console's connectors page); both are in memory until the daemon's next flush.
+func (e *Entry) Took(n int) {
+	if e.svc != nil {
+		e.svc.CountConnector(e.Workspace, e.Name, n, 0)
+	}
+}
+
+// CountRefused counts n items the entry turned away today without a reason to show (Refused also counts
+// its item); see Took.
+func (e *Entry) CountRefused(n int) {
+	if e.svc != nil {
+		e.svc.CountConnector(e.Workspace, e.Name, 0, n)
+	}
 }
 
 // LastSuccess is when the entry last succeeded; zero before its first success.

@@ -31,6 +31,9 @@ type Service interface {
 	Checkpoint(ctx context.Context, ws core.ID, name string) (string, error)
 	SetCheckpoint(ctx context.Context, ws core.ID, name, value string) error
 	ReportConnector(ctx context.Context, st core.ConnectorStatus) error
+	// CountConnector adds to today's counts of items taken and refused (the console's connectors page);
+	// kept in memory and written by the daemon every few seconds.
+	CountConnector(ws core.ID, name string, taken, refused int)
 
 	// Import runs, for a kind that imports files.
 	StartImport(ctx context.Context, ws core.ID, connector, file string) (core.ImportRun, error)

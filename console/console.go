@@ -30,6 +30,9 @@ type Options struct {
 	UploadDir string
 	// UploadLimit bounds one uploaded file in bytes; 0 means DefaultUploadLimit.
 	UploadLimit int64
+	// Configured reports whether a connector entry of a workspace is in the running configuration (as
+	// api.Options.Configured); nil shows every stored entry.
+	Configured func(ws core.ID, kind, name string) bool
 }
 
 // DefaultFailureDelay is the first wait that repeated failed sign-ins cost; it doubles with each further one.
@@ -47,11 +50,13 @@ type Server struct {
 	publicURL string
 	uploads   *spool
 	busy      busyUploads
+	// configured: see Options.Configured.
+	configured func(ws core.ID, kind, name string) bool
 }
 
 // New parses the templates and builds the server; a template that does not parse is a programming error.
 func New(svc *core.Service, o Options) *Server {
-	s := &Server{svc: svc, log: o.Log, now: o.Now, publicURL: o.PublicURL}
+	s := &Server{svc: svc, log: o.Log, now: o.Now, publicURL: o.PublicURL, configured: o.Configured}
 	if s.log == nil {
 		l := logrus.New()
 		l.SetOutput(io.Discard)
@@ -100,6 +105,7 @@ func (s *Server) Register(mux *http.ServeMux) {
 	page("POST /ideas", s.member(core.RoleEditor, s.newIdea))
 	page("GET /companies", s.member(core.RoleViewer, s.companies))
 	page("GET /companies/{id}", s.member(core.RoleViewer, s.company))
+	page("GET /signals", s.member(core.RoleViewer, s.signals))
 	page("GET /connectors", s.member(core.RoleViewer, s.connectors))
 	page("GET /settings", s.member(core.RoleViewer, s.settings))
 	page("POST /settings/keys", s.member(core.RoleAdmin, s.createKey))
@@ -118,7 +124,7 @@ func (s *Server) secure(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("Cache-Control", "no-store")
-		h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "+
+		h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "+
 			"form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("X-Frame-Options", "DENY")

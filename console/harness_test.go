@@ -52,7 +52,7 @@ func eachStore(t *testing.T, fn func(t *testing.T, e *env)) {
 // env is the real HTTP server, the API and the console together as the daemon mounts them, over a real
 // store, with one workspace.
 type env struct {
-	t   *testing.T
+	t   testing.TB
 	ctx context.Context
 	svc *core.Service
 	srv *httptest.Server
@@ -79,18 +79,18 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-func newEnv(t *testing.T, st core.Store) *env { return newEnvWith(t, st, console.Options{}) }
+func newEnv(t testing.TB, st core.Store) *env { return newEnvWith(t, st, nil) }
 
-// newEnvWith is newEnv with console options; failure delay, log and upload folder are the test's own.
-func newEnvWith(t *testing.T, st core.Store, o console.Options) *env {
+// newEnvWith is newEnv with the console's options changed by tune (nil: the defaults).
+func newEnvWith(t testing.TB, st core.Store, tune func(*console.Options)) *env {
 	svc := core.NewService(st, core.Options{Matcher: suggest.New(st, suggest.Options{})})
 	logs := &syncBuffer{}
 	l := logrus.New()
 	l.SetOutput(logs)
 	log := logrus.NewEntry(l)
-	o.FailureDelay, o.Log = 100*time.Millisecond, log
-	if o.UploadDir == "" {
-		o.UploadDir = t.TempDir()
+	o := console.Options{FailureDelay: 100 * time.Millisecond, Log: log, UploadDir: t.TempDir()}
+	if tune != nil {
+		tune(&o)
 	}
 	c := console.New(svc, o)
 	srv := httptest.NewServer(api.New(svc, api.Options{Extra: c.Register, Log: log}).Handler())

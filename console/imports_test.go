@@ -229,7 +229,7 @@ func TestUploadRefusals(t *testing.T) {
 // TestUploadLimit: a file over the configured limit is refused whole and leaves nothing behind.
 func TestUploadLimit(t *testing.T) {
 	dir := t.TempDir()
-	e := newEnvWith(t, backends()["sqlite"](t), console.Options{UploadLimit: 1024, UploadDir: dir})
+	e := newEnvWith(t, backends()["sqlite"](t), func(o *console.Options) { o.UploadLimit, o.UploadDir = 1024, dir })
 	_, editor := e.member(e.ws.ID, "ed@acme.com", core.RoleEditor)
 	big := "title\n" + strings.Repeat("a long enough title line\n", 100)
 	res := editor.upload("big.csv", big, nil)
@@ -247,7 +247,7 @@ func TestUploadLimit(t *testing.T) {
 // header and a few rows and nothing more. The file is sparse, so it costs no disk.
 func TestPreviewReadsOnlyTheFirstRows(t *testing.T) {
 	dir := t.TempDir()
-	e := newEnvWith(t, backends()["sqlite"](t), console.Options{UploadDir: dir})
+	e := newEnvWith(t, backends()["sqlite"](t), func(o *console.Options) { o.UploadDir = dir })
 	_, editor := e.member(e.ws.ID, "ed@acme.com", core.RoleEditor)
 	up := editor.upload("huge.csv", "title,description\n"+strings.Repeat("row,text\n", 20), nil)
 	wantStatus(t, "upload", up, http.StatusSeeOther)

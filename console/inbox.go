@@ -19,17 +19,19 @@ const companyChoices = "100"
 // inboxFilter is what the inbox's GET form asks for; ids are kept as given and checked by the listing.
 type inboxFilter struct {
 	Search, Source, Company, Tag, Product string
+	Theme                                 string // from a signal: feedback one of whose insights names it
 }
 
 func readFilter(q url.Values) inboxFilter {
 	get := func(k string) string { return strings.TrimSpace(q.Get(k)) }
-	return inboxFilter{Search: get("search"), Source: get("source"), Company: get("company"), Tag: get("tag"), Product: get("product")}
+	return inboxFilter{Search: get("search"), Source: get("source"), Company: get("company"), Tag: get("tag"), Product: get("product"),
+		Theme: get("theme")}
 }
 
 // values is the filter as a query, without empty fields.
 func (f inboxFilter) values() url.Values {
 	v := url.Values{}
-	for k, x := range map[string]string{"search": f.Search, "source": f.Source, "company": f.Company, "tag": f.Tag, "product": f.Product} {
+	for k, x := range map[string]string{"search": f.Search, "source": f.Source, "company": f.Company, "tag": f.Tag, "product": f.Product, "theme": f.Theme} {
 		if x != "" {
 			v.Set(k, x)
 		}
@@ -42,7 +44,8 @@ func (f inboxFilter) Narrowed() bool { return len(f.values()) > 0 }
 
 func (f inboxFilter) request() core.ListRequest {
 	req := core.ListRequest{RecordType: string(core.RecordFeedback), Statuses: []string{core.StatusTriage},
-		Search: f.Search, Source: f.Source, Company: f.Company, Product: f.Product, Limit: strconv.Itoa(inboxPageSize)}
+		Search: f.Search, Source: f.Source, Company: f.Company, Product: f.Product, Theme: f.Theme,
+		Limit: strconv.Itoa(inboxPageSize)}
 	if f.Tag != "" {
 		req.Tags = []string{f.Tag}
 	}
@@ -88,15 +91,20 @@ func (s *Server) inbox(w http.ResponseWriter, r *http.Request, m *core.Member) {
 		s.internal(w, r, err)
 		return
 	}
+	ids := make([]core.ID, len(page.Records))
+	for i, rec := range page.Records {
+		ids[i] = rec.ID
+	}
+	// One query for the whole page, not one per row.
+	ins, err := s.svc.InsightsOf(r.Context(), m.Workspace, ids)
+	if err != nil {
+		s.internal(w, r, err)
+		return
+	}
 	for _, rec := range page.Records {
 		row := inboxRow{Record: rec}
-		ins, err := s.svc.Insights(r.Context(), m.Workspace, rec.ID)
-		if err != nil {
-			s.internal(w, r, err)
-			return
-		}
-		if len(ins) > 0 {
-			row.Insight = &ins[0]
+		if list := ins[rec.ID]; len(list) > 0 {
+			row.Insight = &list[0]
 		}
 		d.Rows = append(d.Rows, row)
 	}

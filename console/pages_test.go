@@ -16,7 +16,7 @@ func TestSecurityHeaders(t *testing.T) {
 	rec := e.feedback(e.ws.ID, "A record", "text")
 	_, b := e.member(e.ws.ID, "ann@acme.com", core.RoleAdmin)
 	for _, path := range []string{"/signin", "/inbox", "/records/" + string(rec.ID), "/connectors", "/settings", "/records/" + string(core.NewID()),
-		"/ideas", "/companies", "/companies/" + string(rec.CompanyID), "/records/" + string(rec.ID) + "/delete", "/records/" + string(rec.ID) + "/merge"} {
+		"/ideas", "/companies", "/signals", "/companies/" + string(rec.CompanyID), "/records/" + string(rec.ID) + "/delete", "/records/" + string(rec.ID) + "/merge"} {
 		t.Run(path, func(t *testing.T) {
 			res := b.get(path)
 			if got := res.header.Get("Cache-Control"); got != "no-store" {

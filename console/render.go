@@ -45,6 +45,8 @@ var funcs = template.FuncMap{
 	"age":    age,
 	"value":  value,
 	"minus3": func(n int) int { return n - 3 },
+	"add1":   func(n int) int { return n + 1 },
+	"day":    func(t time.Time) string { return t.UTC().Format("2 Jan 2006") },
 }
 
 // value shows a value of a history change: nothing as "none", a list joined by commas.

@@ -42,6 +42,8 @@ type Service struct {
 	notify     notifyPointer // closing-the-loop policy (notify.go)
 	recordView func(Record) any
 
+	tally connectorTally // connector counts not yet written (conncount.go)
+
 	keyMu        sync.Mutex
 	cursorSecret []byte // the store's cursor key, read on first use
 }
@@ -168,9 +170,21 @@ func (s *Service) Sources() *SourceSet { return s.sources }
 // Faults is what this process knows is failing outside the store (see Faults).
 func (s *Service) Faults() *Faults { return s.faults }
 
-// Connectors lists the workspace's connector states.
+// Connectors lists the workspace's connector states, each with today's counts.
 func (s *Service) Connectors(ctx context.Context, ws ID) ([]ConnectorStatus, error) {
-	return s.store.ConnectorStatuses(ctx, ws)
+	sts, err := s.store.ConnectorStatuses(ctx, ws)
+	if err != nil || len(sts) == 0 {
+		return sts, err
+	}
+	counts, err := s.connectorCountsToday(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	for i := range sts {
+		c := counts[sts[i].Name]
+		sts[i].TakenToday, sts[i].RefusedToday = c.Taken, c.Refused
+	}
+	return sts, nil
 }
 
 // StartImport persists a new running import run.
@@ -210,6 +224,15 @@ func (s *Service) Insights(ctx context.Context, ws, record ID) ([]Insight, error
 		return nil, err
 	}
 	return s.store.Insights(ctx, ws, record)
+}
+
+// InsightsOf returns the insights of many records of ws at once, keyed by record id (a listing's page
+// shows each row's first insight without a query per row); records of another workspace are absent.
+func (s *Service) InsightsOf(ctx context.Context, ws ID, records []ID) (map[ID][]Insight, error) {
+	if len(records) == 0 {
+		return map[ID][]Insight{}, nil
+	}
+	return s.store.InsightsOf(ctx, ws, records)
 }
 
 // JobAttempts is how many attempts an insight job gets.

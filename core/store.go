@@ -105,6 +105,7 @@ type ListQuery struct {
 	LinkedTo         ID     // only Feedback linked to this record
 	Order            string // OrderCreated ("" too), OrderUpdated or OrderDemand
 	Source           string // canonical source label; "" for any
+	Theme            string // an insight of the record names this theme exactly; "" for any
 	Limit            int
 	After            *Cursor
 }
@@ -173,9 +174,15 @@ type RecordStore interface {
 
 	// Insights and signals.
 	Insights(ctx context.Context, ws ID, recordID ID) ([]Insight, error)
+	// InsightsOf reads the insights of many records of ws in one query (a page of the inbox): each record's
+	// in the order they were extracted, keyed by record id; records without any, or not of ws, are absent.
+	InsightsOf(ctx context.Context, ws ID, recordIDs []ID) (map[ID][]Insight, error)
 	InsightRows(ctx context.Context, ws ID, from, to time.Time) ([]InsightRow, error)
 	// ThemeSignals aggregates a window's insights by theme in the store (GET /records/signals).
 	ThemeSignals(ctx context.Context, ws ID, q SignalQuery) ([]ThemeSignal, error)
+	// ThemeSeries counts per theme of q and per slice of its window (SeriesQuery.Bucket) the insights
+	// naming the theme, in one query; q is checked by the caller.
+	ThemeSeries(ctx context.Context, ws ID, q SeriesQuery) (map[string][]SeriesCount, error)
 }
 
 // LookupStore holds the labels records point to: tags, products, users and companies.
@@ -256,6 +263,10 @@ type AdminStore interface {
 	// Connector statuses (GET /api/connectors).
 	PutConnectorStatus(ctx context.Context, st ConnectorStatus) error
 	ConnectorStatuses(ctx context.Context, ws ID) ([]ConnectorStatus, error)
+	// AddConnectorCounts adds each count to its entry's and day's row, in one transaction.
+	AddConnectorCounts(ctx context.Context, counts []ConnectorCount) error
+	// ConnectorCounts lists the counts of ws's entries on day (entries without any are absent).
+	ConnectorCounts(ctx context.Context, ws ID, day int64) ([]ConnectorCount, error)
 
 	// Console members, sign-in links and sessions.
 	MemberStore

@@ -184,4 +184,7 @@ type ConnectorStatus struct {
 	LastSuccessAt time.Time
 	LastError     string
 	UpdatedAt     time.Time
+	// TakenToday and RefusedToday are the entry's counts of the current UTC day (ConnectorCount); the
+	// store's status row does not hold them.
+	TakenToday, RefusedToday int
 }

@@ -120,7 +120,8 @@ func (d *server) buildHTTP() error {
 			mux.Handle("/", sup)
 			if cfg.Console.Enabled {
 				console.New(d.svc, console.Options{Log: log.WithField("component", "console"), PublicURL: cfg.Console.PublicURL,
-					UploadDir: cfg.Console.UploadDir, UploadLimit: cfg.Console.MaxUpload}).Register(mux)
+					UploadDir: cfg.Console.UploadDir, UploadLimit: cfg.Console.MaxUpload,
+					Configured: configuredFunc(func() map[string][]map[string]any { return d.reloads.current().Connectors })}).Register(mux)
 			}
 		},
 		// Set before the server serves: d.reloads is assigned just below.
@@ -149,7 +150,8 @@ func (d *server) buildHTTP() error {
 	return nil
 }
 
-// startBackground starts closing the loop (notifications when an idea moves), each kind's sweep
+// startBackground starts closing the loop (notifications when an idea moves), the flush of the connectors'
+// daily counts, each kind's sweep
 // (whatever the configuration holds: a killed CLI import leaves a run to close) and the insight workers,
 // until bgCtx ends.
 func (d *server) startBackground(bgCtx context.Context) (*sync.WaitGroup, error) {
@@ -159,6 +161,7 @@ func (d *server) startBackground(bgCtx context.Context) (*sync.WaitGroup, error)
 		return nil, err
 	}
 	d.reloads.onApply = append(d.reloads.onApply, nt.apply)
+	wg.Go(func() { flushCounts(bgCtx, d.svc, d.log) })
 	for _, k := range connectors.Kinds() {
 		if k.Sweep != nil {
 			wg.Go(func() {
@@ -212,5 +215,6 @@ func (d *server) shutdown(stopBackground context.CancelFunc, background *sync.Wa
 	stopBackground()
 	d.sup.wait()
 	background.Wait()
+	finalFlush(d.svc, d.log) // what the stopped connectors counted last
 	d.log.Info("stopped")
 }

@@ -149,12 +149,12 @@ func (e *entry) importFiles(ctx context.Context) error {
 		if err != nil {
 			// Imported but never archived, the file would be read again on every run.
 			run, err := failedRun(ctx, e.env.Service, e.Workspace, f, e.options(""), fmt.Errorf("archive: %w", err))
-			e.metrics.observe(e.Name, run)
+			e.observe(run)
 			errs = append(errs, err)
 			continue
 		}
 		run, err := importDropFile(ctx, e.env.Service, e.Workspace, f, e.options(filepath.Join(e.spec.ArchiveDir, ErrorsFileName(target))))
-		e.metrics.observe(e.Name, run)
+		e.observe(run)
 		var fe *FormatError
 		if err != nil {
 			errs = append(errs, err)
@@ -189,7 +189,7 @@ func (e *entry) importURL(ctx context.Context) error {
 		run, err = Import(ctx, e.env.Service, e.Workspace, body, label, opts)
 		body.Close()
 	}
-	e.metrics.observe(e.Name, run)
+	e.observe(run)
 	return err
 }
 
@@ -246,4 +246,12 @@ func sleep(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 	return ctx.Err()
+}
+
+// observe notes a finished run in the metrics and in today's counts: its created rows taken, its failed
+// rows refused.
+func (e *entry) observe(run core.ImportRun) {
+	e.metrics.observe(e.Name, run)
+	e.Took(run.Created)
+	e.CountRefused(run.Failed)
 }

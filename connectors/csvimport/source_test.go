@@ -112,6 +112,14 @@ func TestLocalSource(t *testing.T) {
 	if st.State != string(connectors.StateRunning) || st.LastError != "" || st.LastSuccessAt.IsZero() {
 		t.Errorf("connector status %+v", st)
 	}
+	// Today's counts are the runs' created rows taken and failed rows refused.
+	created, failed := 0, 0
+	for _, r := range runs {
+		created, failed = created+r.Created, failed+r.Failed
+	}
+	if created == 0 || st.TakenToday != created || st.RefusedToday != failed {
+		t.Errorf("today: taken %d, refused %d; the runs created %d and failed %d", st.TakenToday, st.RefusedToday, created, failed)
+	}
 }
 
 func (e *testEnv) status(t testing.TB, name string) core.ConnectorStatus {

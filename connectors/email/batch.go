@@ -267,10 +267,12 @@ func (e *entry) store(ctx context.Context, msgs []fetched, advance *position) (d
 		switch {
 		case f.err != nil:
 			e.m.failed.Inc()
+			e.CountRefused(1)
 			e.msgLog(f).WithError(f.err).Warn("email: message cannot be parsed; setting it aside")
 			bad = append(bad, f.uid)
 		case f.msg.SkipReason != "":
 			e.m.skip(f.msg.SkipReason)
+			e.CountRefused(1) // an auto-reply or bounce: read, and turned away
 			e.msgLog(f).WithField("reason", f.msg.SkipReason).Info("email: automatic message skipped")
 			done = append(done, f.uid)
 		default:
@@ -297,6 +299,7 @@ func (e *entry) store(ctx context.Context, msgs []fetched, advance *position) (d
 			r = e.retryInvalid(ctx, subs[j], r.Err)
 			if r.Err != nil {
 				e.m.failed.Inc()
+				e.CountRefused(1)
 				e.msgLog(f).WithError(r.Err).Warn("email: message refused by the service; setting it aside")
 				bad = append(bad, f.uid)
 				continue
@@ -331,6 +334,7 @@ func (e *entry) retryInvalid(ctx context.Context, sub core.Submission, cause err
 func (e *entry) counted(f fetched, r core.BatchResult) {
 	if r.Created {
 		e.m.created.Inc()
+		e.Took(1)
 		if e.Log.Logger.IsLevelEnabled(logrus.DebugLevel) { // one line per message: skip its fields unless shown
 			e.msgLog(f).WithField("record", r.ID).Debug("email: record created")
 		}

@@ -90,6 +90,15 @@ func testIngest(t *testing.T, tg *imapTarget, extra map[string]any, moved bool) 
 	if st.Kind != "email" || st.LastSuccessAt.IsZero() || st.LastError != "" {
 		t.Errorf("status %+v, want kind email, a last success and no error", st)
 	}
+	// Today's counts: the records taken; the unreadable messages and the automatic ones refused (a
+	// duplicate is neither).
+	refused := wantFailed
+	for _, r := range SkipReasons {
+		refused += int(fx.counter(t, "feedbridge_email_messages_skipped_total", "reason", r))
+	}
+	if st.TakenToday != wantCreated || st.RefusedToday != refused || refused <= wantFailed {
+		t.Errorf("today: taken %d, refused %d; want %d and %d", st.TakenToday, st.RefusedToday, wantCreated, refused)
+	}
 	uidValidity := mailboxUIDValidity(t, tg, tg.box("Feedback"))
 	wantCP := fmt.Sprintf("v1:%d:%d", uidValidity, len(ingestCorpus))
 	if got := fx.checkpoint(t, "email:support-inbox:"+tg.box("Feedback")); got != wantCP {

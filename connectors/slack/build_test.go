@@ -123,7 +123,7 @@ func TestRunReportsStatus(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	if st := status(); st.State != "stopped" || st.LastSuccessAt.IsZero() || st.LastError != "" {
-		t.Errorf("status after shutdown %+v", st)
+	if st := status(); st.State != "stopped" || st.LastSuccessAt.IsZero() || st.LastError != "" || st.TakenToday != 1 {
+		t.Errorf("status after shutdown %+v (one record taken today)", st)
 	}
 }

@@ -66,11 +66,15 @@ func (s *Set) settle(a *app, endpoint string, o outcome, log *logrus.Entry) stri
 		} else {
 			log.WithField("reason", o.err.Error()).Info("slack: record refused")
 			s.metrics.count(endpoint, "refused")
+			a.CountRefused(1)
 		}
 		return text
 	}
 	s.status.Succeeded(a.Name)
 	result := "created"
+	if o.res.Created {
+		a.Took(1)
+	}
 	if !o.res.Created {
 		result = "duplicate"
 	}

@@ -33,7 +33,7 @@ func (s *Set) serve(w http.ResponseWriter, r *http.Request) {
 		answer(w, http.StatusNotFound, "not found", "No webhook is configured under this name.")
 		return
 	}
-	outcome := func(o string) { s.requests.WithLabelValues(en.Name, o).Inc() }
+	outcome := func(o string) { s.outcome(en, o) }
 	addr := connectors.ClientAddr(r)
 	if limited, retry := s.guard.Limited(addr); limited {
 		outcome("limited")
@@ -111,6 +111,7 @@ func (s *Set) serve(w http.ResponseWriter, r *http.Request) {
 	default:
 		outcome("created")
 		s.board.Succeeded(en.Name)
+		s.svc.CountConnector(en.ws, en.Name, results.fresh(), 0)
 		logUnknownTags(en, results)
 		writeJSON(w, http.StatusCreated, results)
 	}
@@ -132,9 +133,22 @@ func (s *Set) unauthorized(w http.ResponseWriter, en *entry, addr string, err er
 	answer(w, http.StatusUnauthorized, "unauthorized", "The signature or token does not match this webhook.")
 }
 
+// turnedAway are the request outcomes that count as refused items on the connectors page; the
+// unauthenticated ones are counted by refused, and busy or failed ones are not the sender's doing.
+var turnedAway = map[string]bool{"bad_request": true, "too_large": true, "refused": true}
+
+// outcome counts a request's outcome in the metrics, and in today's refusals when it turned the item away.
+func (s *Set) outcome(en *entry, o string) {
+	s.requests.WithLabelValues(en.Name, o).Inc()
+	if turnedAway[o] {
+		s.svc.CountConnector(en.ws, en.Name, 0, 1)
+	}
+}
+
 // refused counts a refusal on the entry's status and logs a sample of them.
 func (s *Set) refused(en *entry, addr string, err error) {
 	s.board.Refused(en.Name, strings.TrimPrefix(err.Error(), "webhook: "))
+	s.svc.CountConnector(en.ws, en.Name, 0, 1)
 	s.guard.LogRefusal(en.log, en.Name, logrus.Fields{"remote": addr}, err)
 }
 
@@ -168,7 +182,7 @@ func (s *Set) enqueue(w http.ResponseWriter, r *http.Request, en *entry, body []
 
 // refuse answers a write the service refused with its status; anything else is a 500.
 func (s *Set) refuse(w http.ResponseWriter, en *entry, err error, what string) {
-	outcome := func(o string) { s.requests.WithLabelValues(en.Name, o).Inc() }
+	outcome := func(o string) { s.outcome(en, o) }
 	var ve *core.ValidationError
 	switch {
 	case errors.As(err, &ve):
@@ -320,4 +334,15 @@ func tagKey(s string) string {
 		}
 		return r
 	}, strings.ToLower(s))
+}
+
+// fresh is how many of the records were created by this delivery (not found as duplicates).
+func (c created) fresh() int {
+	n := 0
+	for _, r := range c.Records {
+		if r.Created {
+			n++
+		}
+	}
+	return n
 }

@@ -143,6 +143,9 @@ func (s *Set) settle(ctx context.Context, en *entry, d core.Delivery) {
 		return
 	}
 	final := refusedForGood(err) || d.Attempts >= queueAttempts
+	if final {
+		s.svc.CountConnector(d.Workspace, en.Name, 0, 1)
+	}
 	if ferr := s.svc.FailDelivery(ctx, d, s.queue.worker, err.Error(), s.now().Add(retryWait(d.Attempts)), final); ferr != nil {
 		log.WithError(ferr).Warn("webhook: record a failed delivery") // taken again after its lease
 	}
@@ -171,6 +174,7 @@ func (s *Set) writeQueued(ctx context.Context, en *entry, d core.Delivery) error
 	res, err := s.submit(core.WithActor(ctx, core.Actor{Kind: core.ActorConnector, Name: en.Name}), d.Workspace, recs)
 	if err == nil {
 		logUnknownTags(en, res)
+		s.svc.CountConnector(d.Workspace, en.Name, res.fresh(), 0)
 	}
 	return err
 }

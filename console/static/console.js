@@ -64,3 +64,34 @@
     }
   });
 })();
+
+// Live refresh: a region marked data-live-region is fetched again from the same address every few seconds
+// (while the tab is visible) and replaced by the server's new rendering of it; the note marked
+// data-live="at" says when. The server escaped every outside text of the page it sent, and the nodes are
+// moved over as parsed, so nothing becomes markup that was not markup there.
+(function () {
+  "use strict";
+  var region = document.querySelector("[data-live-region]");
+  if (!region || !window.fetch || !window.DOMParser) { return; }
+  var name = region.getAttribute("data-live-region");
+  function refresh() {
+    if (document.hidden) { return; }
+    fetch(location.href, { credentials: "same-origin", headers: { "Accept": "text/html" } }).then(function (res) {
+      if (!res.ok) { throw new Error(res.status); }
+      return res.text();
+    }).then(function (html) {
+      var doc = new DOMParser().parseFromString(html, "text/html");
+      var fresh = doc.querySelector("[data-live-region='" + name + "']");
+      var at = doc.querySelector("[data-live='at']");
+      if (!fresh) { return; }
+      region.replaceChildren.apply(region, Array.prototype.slice.call(fresh.childNodes).map(function (n) { return document.adoptNode(n); }));
+      var note = document.querySelector("[data-live='at']");
+      if (note && at) { note.textContent = at.textContent; }
+    }).catch(function () {
+      var note = document.querySelector("[data-live='at']");
+      if (note) { note.textContent = note.textContent.replace(/( \(offline\))?$/, " (offline)"); }
+    });
+  }
+  setInterval(refresh, 5000);
+  document.addEventListener("visibilitychange", function () { if (!document.hidden) { refresh(); } });
+})();

@@ -128,6 +128,31 @@ func (s *Store) Insights(ctx context.Context, ws core.ID, recordID core.ID) ([]c
 	return out, fail("insights", err)
 }
 
+// InsightsOf returns the insights of many records of ws in one query, each record's in extraction order.
+func (s *Store) InsightsOf(ctx context.Context, ws core.ID, recordIDs []core.ID) (map[core.ID][]core.Insight, error) {
+	out := map[core.ID][]core.Insight{}
+	if len(recordIDs) == 0 {
+		return out, nil
+	}
+	list := make([]string, len(recordIDs))
+	for i, id := range recordIDs {
+		list[i] = string(id)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+insightCols+` FROM insights i
+		WHERE i.workspace_id = $1 AND i.record_id = ANY ($2::text[]) ORDER BY i.record_id, i.created_at, i.id`, ws, list)
+	if err != nil {
+		return nil, fail("insights of records", err)
+	}
+	ins, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (core.Insight, error) { return scanInsight(r) })
+	if err != nil {
+		return nil, fail("insights of records", err)
+	}
+	for _, in := range ins {
+		out[in.RecordID] = append(out[in.RecordID], in)
+	}
+	return out, nil
+}
+
 // InsightRows returns the workspace's insights of records created within [from, to] (zero: open), each
 // with the record's company name, for the signals roll-up.
 func (s *Store) InsightRows(ctx context.Context, ws core.ID, from, to time.Time) ([]core.InsightRow, error) {

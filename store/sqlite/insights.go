@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/feedbridge/feedbridge/core"
@@ -69,6 +70,31 @@ func (s *Store) Insights(ctx context.Context, ws, recordID core.ID) ([]core.Insi
 	}
 	out, err := collect(rows, func(sc scanner) (core.Insight, error) { return scanInsight(sc) })
 	return out, s.fail("insights", err)
+}
+
+// InsightsOf returns the insights of many records of ws in one query, each record's in extraction order.
+func (s *Store) InsightsOf(ctx context.Context, ws core.ID, recordIDs []core.ID) (map[core.ID][]core.Insight, error) {
+	out := map[core.ID][]core.Insight{}
+	if len(recordIDs) == 0 {
+		return out, nil
+	}
+	args := []any{ws}
+	for _, id := range recordIDs {
+		args = append(args, id)
+	}
+	rows, err := s.rq.QueryContext(ctx, `SELECT `+insightCols+` FROM insights i WHERE i.workspace_id = ? AND i.record_id IN (`+
+		strings.TrimSuffix(strings.Repeat("?, ", len(recordIDs)), ", ")+`) ORDER BY i.record_id, i.created_at, i.rowid`, args...)
+	if err != nil {
+		return nil, s.fail("insights of records", err)
+	}
+	list, err := collect(rows, func(sc scanner) (core.Insight, error) { return scanInsight(sc) })
+	if err != nil {
+		return nil, s.fail("insights of records", err)
+	}
+	for _, in := range list {
+		out[in.RecordID] = append(out[in.RecordID], in)
+	}
+	return out, nil
 }
 
 // InsightRows returns the workspace's insights of records created within [from, to] (zero: open), each with
