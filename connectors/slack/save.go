@@ -7,6 +7,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/feedbridge/feedbridge/connectors"
 	"github.com/feedbridge/feedbridge/core"
 )
 
@@ -61,7 +62,7 @@ func (s *Set) settle(a *app, endpoint string, o outcome, log *logrus.Entry) stri
 	if o.err != nil {
 		text, fault := failureText(o.err, log)
 		if fault != "" {
-			s.status.Failed(a.Name, fault)
+			s.status.Fail(a.Name, connectors.Fault(fault, o.err))
 			s.metrics.count(endpoint, "error")
 		} else {
 			log.WithField("reason", o.err.Error()).Info("slack: record refused")

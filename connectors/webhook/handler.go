@@ -272,7 +272,7 @@ func (s *Set) fail(w http.ResponseWriter, en *entry, err error, what string) {
 	id := hex.EncodeToString(b[:])
 	s.requests.WithLabelValues(en.Name, "error").Inc()
 	en.log.WithField("error_id", id).WithError(err).Error("webhook: " + what)
-	s.board.Failed(en.Name, what)
+	s.board.Fail(en.Name, connectors.Fault(what, err))
 	writeJSON(w, http.StatusInternalServerError, map[string]any{"success": false, "error": "internal error",
 		"message": "The delivery could not be saved; retry later.", "error_id": id})
 }

@@ -58,7 +58,7 @@ func (s *Store) ConnectorStatuses(ctx context.Context, ws core.ID) ([]core.Conne
 	}
 	out, err := collect(rows, func(sc scanner) (core.ConnectorStatus, error) {
 		var (
-			st      core.ConnectorStatus
+			st               core.ConnectorStatus
 			success, refused sql.NullInt64
 			updated          int64
 		)
