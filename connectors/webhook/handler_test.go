@@ -190,7 +190,7 @@ func TestBearerAndRotatedSecretFile(t *testing.T) {
 		t.Fatalf("status of signed: %+v", s)
 	}
 	// The form entry's refused tokens show on its status; its successes do not hide them.
-	if s := states["form"]; !strings.HasPrefix(s.LastError, "3 requests refused") || !strings.HasSuffix(s.LastError, "missing or invalid bearer token") ||
+	if s := states["form"]; s.Refused != 3 || s.LastRefused != "missing or invalid bearer token" || s.LastError != "" ||
 		s.LastSuccessAt.IsZero() {
 		t.Fatalf("status of form: %+v", s)
 	}
