@@ -22,8 +22,8 @@ type Board struct {
 	faults  func(kind, name string, err error)
 	refused *prometheus.CounterVec // feedbridge_connector_refused_total; nil without a registry of its own
 	mu      sync.Mutex
-	rows map[string]*boardRow
-	list []*boardRow
+	rows    map[string]*boardRow
+	list    []*boardRow
 }
 
 type boardRow struct {

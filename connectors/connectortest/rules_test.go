@@ -2,9 +2,9 @@ package connectortest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
