@@ -66,6 +66,7 @@ func (s *Set) settle(a *app, endpoint string, o outcome, log *logrus.Entry) stri
 			s.metrics.count(endpoint, "error")
 		} else {
 			log.WithField("reason", o.err.Error()).Info("slack: record refused")
+			s.status.Refused(a.Name, refusalReason(o.err))
 			s.metrics.count(endpoint, "refused")
 		}
 		return text
@@ -78,4 +79,14 @@ func (s *Set) settle(a *app, endpoint string, o outcome, log *logrus.Entry) stri
 	s.metrics.count(endpoint, result)
 	log.WithFields(logrus.Fields{"record": o.res.Record.ID, "result": result}).Info("slack: record saved")
 	return savedText(o.res)
+}
+
+// refusalReason is last_refused for a request the service would not store: the rule it broke, never the
+// user's text.
+func refusalReason(err error) string {
+	var invalid *core.ValidationError
+	if errors.As(err, &invalid) {
+		return "a request refused (" + invalid.Field + ": " + invalid.Code + ")"
+	}
+	return "a request refused: the workspace's idea limit is reached"
 }
