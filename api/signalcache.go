@@ -11,14 +11,14 @@ const (
 	// signalCacheBytes bounds what the kept answers may hold (by an estimate of their size), so that many
 	// distinct windows cannot grow the daemon's heap without limit; the oldest answers go first.
 	signalCacheBytes = 8 << 20
-	// signalGrain is what a signals window is rounded out to (its start down, its end up), so that windows
-	// a few seconds apart, as dashboards computing "now minus 30 days" send, are one window and one
-	// aggregation. Documented with GET /records/signals.
-	signalGrain = time.Minute
+	// signalGrain is what a signals window is rounded out to (its start down, its end up): the whole UTC
+	// days the stores' roll-up counts, so that windows a few seconds apart, as dashboards computing "now
+	// minus 30 days" send, are one window and one aggregation. Documented with GET /records/signals.
+	signalGrain = 24 * time.Hour
 )
 
-// normalizeWindow rounds a window out to whole signalGrains: from to the start of its minute, to to the
-// last millisecond of its minute. The answer is computed for the rounded window, so whoever shares a cached
+// normalizeWindow rounds a window out to whole signalGrains: from to the start of its UTC day, to to the
+// last millisecond of its day. The answer is computed for the rounded window, so whoever shares a cached
 // answer gets exactly what their own request would have computed.
 func normalizeWindow(from, to time.Time) (time.Time, time.Time) {
 	from = from.UTC().Truncate(signalGrain)

@@ -22,7 +22,7 @@ func (s *countingStore) ThemeSignals(ctx context.Context, ws core.ID, q core.Sig
 }
 
 // TestSignalsCacheNormalizesTheWindow: windows a second apart, or one instant spelled with another offset,
-// are one aggregation; another minute or another limit is another. Before the fix every distinct query
+// are one aggregation; another day or another limit is another. Before the fix every distinct query
 // string was its own aggregation and its own cache entry.
 func TestSignalsCacheNormalizesTheWindow(t *testing.T) {
 	eachStore(t, func(t *testing.T, open opener) {
@@ -34,8 +34,8 @@ func TestSignalsCacheNormalizesTheWindow(t *testing.T) {
 		}{
 			{"first", "created_from=2026-10-01T10:00:01Z&created_to=2026-11-01T10:00:01Z", 1},
 			{"a second later", "created_from=2026-10-01T10:00:02Z&created_to=2026-11-01T10:00:02Z", 1},
-			{"the same minute, another offset", "created_from=2026-10-01T12:00:30%2B02:00&created_to=2026-11-01T11:00:59%2B01:00", 1},
-			{"another minute", "created_from=2026-10-01T10:01:00Z&created_to=2026-11-01T10:00:02Z", 2},
+			{"the same day, another offset and hour", "created_from=2026-10-01T12:00:30%2B02:00&created_to=2026-11-01T23:00:59%2B01:00", 1},
+			{"another day", "created_from=2026-10-02T00:00:00Z&created_to=2026-11-01T10:00:02Z", 2},
 			{"another limit", "created_from=2026-10-01T10:00:01Z&created_to=2026-11-01T10:00:01Z&limit=5", 3},
 		}
 		for _, s := range steps {
@@ -54,10 +54,10 @@ func TestSignalsCacheNormalizesTheWindow(t *testing.T) {
 
 func TestNormalizeWindow(t *testing.T) {
 	from, to := normalizeWindow(time.Date(2026, 10, 1, 10, 0, 59, 999e6, time.UTC), time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC))
-	if want := time.Date(2026, 10, 1, 10, 0, 0, 0, time.UTC); !from.Equal(want) {
+	if want := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC); !from.Equal(want) {
 		t.Errorf("from %v, want %v", from, want)
 	}
-	if want := time.Date(2026, 11, 1, 10, 0, 59, 999e6, time.UTC); !to.Equal(want) {
+	if want := time.Date(2026, 11, 1, 23, 59, 59, 999e6, time.UTC); !to.Equal(want) {
 		t.Errorf("to %v, want %v", to, want)
 	}
 }

@@ -30,8 +30,8 @@ func (h *handlers) signals(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ws := workspaceFrom(r.Context()).ID
-	// Keyed on the rounded window rather than the query string, which differs with every second and with
-	// the spelling of the same instant.
+	// The store counts whole UTC days; keyed on the window rounded out to them rather than the query string,
+	// which differs with every second and with the spelling of the same instant.
 	from, to = normalizeWindow(from, to)
 	key := fmt.Sprintf("%s|%d|%d|%d", ws, from.UnixMilli(), to.UnixMilli(), limit)
 	out, err := h.signalCache.do(key, func() ([]signalView, error) {
@@ -105,14 +105,16 @@ func parseTimeBound(name, v string, end bool) (time.Time, error) {
 
 // signalView is the signal object of the API.
 type signalView struct {
-	Theme        string         `json:"theme"`
-	Count        int            `json:"count"`
-	Records      int            `json:"records"`
-	Companies    []string       `json:"companies"`
-	SentimentAvg float64        `json:"sentiment_avg"`
-	Kinds        map[string]int `json:"kinds"`
-	Trend        trendView      `json:"trend"`
-	Examples     []core.ID      `json:"examples"`
+	Theme     string   `json:"theme"`
+	Count     int      `json:"count"`
+	Records   int      `json:"records"`
+	Companies []string `json:"companies"`
+	// CompaniesTotal counts every company of the signal; companies lists the first few.
+	CompaniesTotal int            `json:"companies_total"`
+	SentimentAvg   float64        `json:"sentiment_avg"`
+	Kinds          map[string]int `json:"kinds"`
+	Trend          trendView      `json:"trend"`
+	Examples       []core.ID      `json:"examples"`
 }
 
 type trendView struct {
@@ -123,7 +125,7 @@ type trendView struct {
 
 func newSignalView(s insights.Signal) signalView {
 	v := signalView{
-		Theme: s.Theme, Count: s.Count, Records: s.Records, Companies: nonNil(s.Companies), SentimentAvg: s.SentimentAvg,
+		Theme: s.Theme, Count: s.Count, Records: s.Records, Companies: nonNil(s.Companies), CompaniesTotal: s.CompaniesTotal, SentimentAvg: s.SentimentAvg,
 		Kinds: s.Kinds, Trend: trendView{Previous: s.Trend.Previous, Change: s.Trend.Change, Direction: s.Trend.Direction},
 		Examples: s.Examples,
 	}

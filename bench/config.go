@@ -60,7 +60,7 @@ var modeSizes = map[string]sizes{
 }
 
 // allParts in the order they run.
-var allParts = []string{"api", "pair", "pgstore", "sqlitestore", "csv", "email", "slack", "insights", "fair", "load"}
+var allParts = []string{"api", "pair", "pgstore", "sqlitestore", "csv", "email", "slack", "insights", "fair", "events", "load"}
 
 func parseConfig(args []string) (Config, error) {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)

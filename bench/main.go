@@ -102,6 +102,8 @@ func run(ctx context.Context, cfg Config, progress io.Writer) error {
 			ps = append(ps, e.partSlack(ctx))
 		case "insights":
 			ps = append(ps, e.partInsights(ctx))
+		case "events":
+			ps = append(ps, e.partEvents(ctx))
 		case "load":
 			p, res := e.partLoad(ctx)
 			ps = append(ps, p)

@@ -188,3 +188,17 @@ func (e *env) partInsights(ctx context.Context) *Part {
 	p.add(Figure{Key: "./insights:TestBuiltinAccuracy:sentiment-accuracy", Label: label, Value: worst.Sentiment, Unit: "sentiment-accuracy", Cmd: p.Commands[len(p.Commands)-1]})
 	return p
 }
+
+// partEvents: delivery to one subscriber answering in 1 ms against the change rate in the same run, and the
+// p99 of POST /records/feedback with a subscriber answering in 5 s against none, on both stores.
+func (e *env) partEvents(ctx context.Context) *Part {
+	p := &Part{ID: "events", Title: "Events out (events benchmarks)", Store: "SQLite, PostgreSQL"}
+	if e.cfg.PostgresURL == "" {
+		p.Notes = append(p.Notes, "no PostgreSQL: the postgres halves are skipped")
+	}
+	e.run(ctx, p, goBench{Pkg: "./events", Bench: "^BenchmarkDelivery$", Benchtime: "1x", Env: e.pgEnv(), Timeout: 20 * time.Minute},
+		0, "BenchmarkDelivery")
+	e.run(ctx, p, goBench{Pkg: "./events", Bench: "^BenchmarkSlowSubscriberWrites$", Benchtime: "5x", Env: e.pgEnv(),
+		Timeout: 20 * time.Minute}, 0, "BenchmarkSlowSubscriberWrites")
+	return p
+}

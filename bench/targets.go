@@ -82,7 +82,25 @@ func targets() []Target {
 	rows = append(rows, moveTargets()...)
 	rows = append(rows, Target{Issue: 28, What: "connection pool ≥ 0.95 × a plain listener (8 clients, keep-alive)", Store: "none", Part: "api",
 		Keys: []string{"./daemon:BenchmarkConnPool:pool/plain"}, Op: ">=", Limit: 0.95})
-	return append(rows, fairTargets()...)
+	rows = append(rows, fairTargets()...)
+	return append(rows, eventTargets()...)
+}
+
+// eventTargets hold events out to its bounds: delivery keeps up with the change rate, and a slow subscriber
+// does not move the p99 of a create, on both stores.
+func eventTargets() []Target {
+	const ev = "./events:"
+	var out []Target
+	for _, st := range []struct{ kind, name, rate string }{{"sqlite", "SQLite", "500"}, {"postgres", "PostgreSQL", "1,000"}} {
+		out = append(out,
+			Target{Issue: 27, What: "events delivered/s ≥ changes/s at " + st.rate + " changes/s, subscriber answering in 1 ms (drain ÷ change rate)",
+				Store: st.name, Part: "events", Keys: []string{ev + "BenchmarkDelivery/" + st.kind + ":ratio"}, Op: ">=", Limit: 1},
+			Target{Issue: 27, What: "events delivered/s ÷ changes/s while both run (no bound; beside the above)", Store: st.name, Part: "events",
+				Keys: []string{ev + "BenchmarkDelivery/" + st.kind + ":live-ratio"}},
+			Target{Issue: 27, What: "POST /records/feedback p99 with a subscriber answering in 5 s ≤ 1.1 × with none", Store: st.name,
+				Part: "events", Keys: []string{ev + "BenchmarkSlowSubscriberWrites/" + st.kind + ":ratio"}, Op: "<", Limit: 1.1})
+	}
+	return out
 }
 
 // moveTargets are those of records that move, which came without an issue number.

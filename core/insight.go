@@ -55,5 +55,6 @@ type Insight struct {
 // InsightRow is an insight with the record facts signals roll up by.
 type InsightRow struct {
 	Insight
-	Customer string // company name of the record, "" when none
+	Customer        string    // company name of the record, "" when none
+	RecordCreatedAt time.Time // when the record was created
 }

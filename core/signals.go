@@ -8,8 +8,29 @@ import (
 // MaxSignalExamples is how many record ids a theme signal names as examples.
 const MaxSignalExamples = 3
 
+// MaxSignalCompanies is how many company names a theme signal lists; CompaniesTotal counts them all.
+const MaxSignalCompanies = 5
+
+// dayMS is one UTC day in milliseconds.
+const dayMS = 24 * 60 * 60 * 1000
+
+// EpochDay is the UTC day of t as whole days since the Unix epoch: the day a store's theme roll-up files
+// a record's insights under.
+func EpochDay(t time.Time) int64 {
+	ms := t.UnixMilli()
+	d := ms / dayMS
+	if ms < 0 && ms%dayMS != 0 {
+		d--
+	}
+	return d
+}
+
+// DayStart is the first instant of an epoch day.
+func DayStart(day int64) time.Time { return time.UnixMilli(day * dayMS).UTC() }
+
 // SignalQuery asks the store for the themes of the insights of records created in [From, To], with their
-// counts in [PrevFrom, PrevTo] for the trend; Limit themes at most, most frequent first.
+// counts in [PrevFrom, PrevTo] for the trend; Limit themes at most, most frequent first. Stores count whole
+// UTC days: every bound is taken as the whole day it falls in (callers round windows out to days).
 type SignalQuery struct {
 	From, To         time.Time
 	PrevFrom, PrevTo time.Time
@@ -24,9 +45,11 @@ type ThemeSignal struct {
 	Records   int            // distinct records among them
 	ScoreSum  float64        // sum of their sentiment scores
 	Kinds     map[string]int // insights per kind
-	Companies []string       // distinct company names, most insights first, then by name
-	Examples  []ID           // up to MaxSignalExamples records, newest insight first (ties: larger id)
-	Previous  int            // insights naming the theme in the previous window
+	Companies []string       // up to MaxSignalCompanies company names, most insights first, then by name
+	// CompaniesTotal is how many distinct company names the theme's insights have.
+	CompaniesTotal int
+	Examples       []ID // up to MaxSignalExamples records, newest record first (ties: larger id)
+	Previous       int  // insights naming the theme in the previous window
 }
 
 // ThemePart is one row of a store's single-query theme aggregation: a theme's totals (Part 'T', N its
@@ -40,18 +63,22 @@ type ThemePart struct {
 	Sig   ThemeSignal // totals, for Part 'T'
 }
 
-// AssembleThemeSignals puts a store's ThemeParts together: themes by rank, companies most insights first
-// (then by name), examples by rank.
+// AssembleThemeSignals puts a store's ThemeParts together: themes by rank; companies summed by name
+// (two companies may share one), most insights first (then by name), MaxSignalCompanies of them with the
+// count of all; examples by rank.
 func AssembleThemeSignals(parts []ThemePart) []ThemeSignal {
 	var tops []ThemePart
-	companies := map[string][]ThemePart{}
+	companies := map[string]map[string]int{}
 	examples := map[string][]ThemePart{}
 	for _, p := range parts {
 		switch p.Part {
 		case "T":
 			tops = append(tops, p)
 		case "C":
-			companies[p.Theme] = append(companies[p.Theme], p)
+			if companies[p.Theme] == nil {
+				companies[p.Theme] = map[string]int{}
+			}
+			companies[p.Theme][p.Value] += p.N
 		case "E":
 			examples[p.Theme] = append(examples[p.Theme], p)
 		}
@@ -61,16 +88,7 @@ func AssembleThemeSignals(parts []ThemePart) []ThemeSignal {
 	for i, t := range tops {
 		s := t.Sig
 		s.Theme = t.Theme
-		cs := companies[t.Theme]
-		sort.Slice(cs, func(i, j int) bool {
-			if cs[i].N != cs[j].N {
-				return cs[i].N > cs[j].N
-			}
-			return cs[i].Value < cs[j].Value
-		})
-		for _, c := range cs {
-			s.Companies = append(s.Companies, c.Value)
-		}
+		s.Companies, s.CompaniesTotal = TopCompanies(companies[t.Theme])
 		es := examples[t.Theme]
 		sort.Slice(es, func(i, j int) bool { return es[i].N < es[j].N })
 		for _, e := range es {
@@ -79,4 +97,23 @@ func AssembleThemeSignals(parts []ThemePart) []ThemeSignal {
 		out[i] = s
 	}
 	return out
+}
+
+// TopCompanies ranks company names by their insights (then by name) and keeps MaxSignalCompanies of them;
+// total is how many there are.
+func TopCompanies(c map[string]int) (top []string, total int) {
+	out := make([]string, 0, len(c))
+	for name := range c {
+		out = append(out, name)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if c[out[i]] != c[out[j]] {
+			return c[out[i]] > c[out[j]]
+		}
+		return out[i] < out[j]
+	})
+	if len(out) > MaxSignalCompanies {
+		out = out[:MaxSignalCompanies]
+	}
+	return out, len(c)
 }

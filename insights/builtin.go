@@ -154,7 +154,7 @@ func appendInsight(out []Insight, strength []float64, kind, quote string, v verd
 		Quote:     quote,
 		Sentiment: sentimentLabel(score),
 		Score:     score,
-		Themes:    themes(toks, v.used),
+		Themes:    withConcepts(quote, themes(toks, v.used)),
 	}
 	in.Summary = summarize(in)
 	in.Tags = append([]string(nil), titleTags...)
@@ -248,8 +248,12 @@ func summarize(in Insight) string {
 		return truncate(in.Quote, 100)
 	}
 	topic := in.Themes[0]
-	if len(in.Themes) > 1 {
-		topic += " and " + in.Themes[1]
+	for _, t := range in.Themes[1:] {
+		// "csv export and export" says nothing more than "csv export"
+		if !strings.HasSuffix(topic, " "+t) {
+			topic += " and " + t
+			break
+		}
 	}
 	switch in.Kind {
 	case KindRequest:

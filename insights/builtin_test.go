@@ -125,12 +125,13 @@ func TestBuiltinThemesAndTags(t *testing.T) {
 		{"plural, case and stop words", Input{Text: "Please add Dark Mode to the Mobile Apps.", Tags: tags},
 			[]string{"dark mode", "mobile app"}, []string{"Mobile App", "Dark Mode"}},
 		{"tag from title applies", Input{Title: "Billing", Text: "We were charged twice for premium seats.", Tags: tags},
-			[]string{"premium seat"}, []string{"Billing"}},
+			[]string{"billing", "refund", "seats", "premium seat"}, []string{"Billing"}}, // concepts first
 		{"tag needs whole words", Input{Text: "The rapid export crashes.", Tags: tags},
-			[]string{"rapid export"}, []string{}},
+			[]string{"export", "crash", "rapid export"}, []string{}},
 		{"long run keeps its head", Input{Text: "The weekly customer health score email digest is broken."},
 			[]string{"score email digest"}, []string{}},
-		{"generic word alone is no theme", Input{Text: "The app crashes."}, []string{}, []string{}},
+		{"generic word alone is no theme, the symptom is", Input{Text: "The app crashes."}, []string{"crash"}, []string{}},
+		{"filler and numbering are no theme", Input{Text: "Item 60: it matters a lot and happens weekly."}, []string{}, []string{}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -13,14 +13,16 @@ const MaxExamples = 3
 
 // Signal is one theme across a workspace's insights of a window (GET /records/signals).
 type Signal struct {
-	Theme        string         `json:"theme"`
-	Count        int            `json:"count"`         // insights naming the theme
-	Records      int            `json:"records"`       // distinct records among them
-	Companies    []string       `json:"companies"`     // distinct company names, most insights first
-	SentimentAvg float64        `json:"sentiment_avg"` // mean sentiment score, three decimals
-	Kinds        map[string]int `json:"kinds"`         // insights per kind, all four kinds present
-	Trend        Trend          `json:"trend"`
-	Examples     []core.ID      `json:"examples"` // up to MaxExamples distinct record ids, newest first
+	Theme     string   `json:"theme"`
+	Count     int      `json:"count"`     // insights naming the theme
+	Records   int      `json:"records"`   // distinct records among them
+	Companies []string `json:"companies"` // up to core.MaxSignalCompanies names, most insights first
+	// CompaniesTotal is how many distinct company names there are in all.
+	CompaniesTotal int            `json:"companies_total"`
+	SentimentAvg   float64        `json:"sentiment_avg"` // mean sentiment score, three decimals
+	Kinds          map[string]int `json:"kinds"`         // insights per kind, all four kinds present
+	Trend          Trend          `json:"trend"`
+	Examples       []core.ID      `json:"examples"` // up to MaxExamples distinct record ids, newest record first
 }
 
 // Trend compares a theme's count with the previous window of the same length.
@@ -41,12 +43,13 @@ const (
 type themeAcc struct {
 	count     int
 	scoreSum  float64
-	records   map[core.ID]time.Time // newest insight per record
+	records   map[core.ID]time.Time // record → its creation
 	companies map[string]int
 	kinds     map[string]int
 }
 
-// Rollup turns the insights of a window (current) into signals, most frequent first (ties: more records,
+// Rollup turns the insights of a window (current) into signals (the in-memory reference that the stores'
+// roll-ups are checked against), most frequent first (ties: more records,
 // then theme name), with trends against the insights of the previous window of the same length. A theme
 // only in the previous window is no signal. limit ≤ 0 returns every theme.
 func Rollup(current, previous []core.InsightRow, limit int) []Signal {
@@ -60,9 +63,7 @@ func Rollup(current, previous []core.InsightRow, limit int) []Signal {
 			}
 			a.count++
 			a.scoreSum += row.SentimentScore
-			if t, ok := a.records[row.RecordID]; !ok || row.CreatedAt.After(t) {
-				a.records[row.RecordID] = row.CreatedAt
-			}
+			a.records[row.RecordID] = row.RecordCreatedAt
 			if row.Customer != "" {
 				a.companies[row.Customer]++
 			}
@@ -77,15 +78,17 @@ func Rollup(current, previous []core.InsightRow, limit int) []Signal {
 	}
 	out := make([]Signal, 0, len(acc))
 	for theme, a := range acc {
+		companies, total := core.TopCompanies(a.companies)
 		out = append(out, Signal{
-			Theme:        theme,
-			Count:        a.count,
-			Records:      len(a.records),
-			Companies:    rankedCompanies(a.companies),
-			SentimentAvg: round3(a.scoreSum / float64(a.count)),
-			Kinds:        kindCounts(a.kinds),
-			Trend:        trend(a.count, prev[theme]),
-			Examples:     newestRecords(a.records),
+			Theme:          theme,
+			Count:          a.count,
+			Records:        len(a.records),
+			Companies:      companies,
+			CompaniesTotal: total,
+			SentimentAvg:   round3(a.scoreSum / float64(a.count)),
+			Kinds:          kindCounts(a.kinds),
+			Trend:          trend(a.count, prev[theme]),
+			Examples:       newestRecords(a.records),
 		})
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -139,20 +142,6 @@ func kindCounts(k map[string]int) map[string]int {
 	return out
 }
 
-func rankedCompanies(c map[string]int) []string {
-	out := make([]string, 0, len(c))
-	for name := range c {
-		out = append(out, name)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if c[out[i]] != c[out[j]] {
-			return c[out[i]] > c[out[j]]
-		}
-		return out[i] < out[j]
-	})
-	return out
-}
-
 func newestRecords(r map[core.ID]time.Time) []core.ID {
 	ids := make([]core.ID, 0, len(r))
 	for id := range r {
@@ -176,7 +165,7 @@ func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
 // same insights.
 func FromTheme(t core.ThemeSignal) Signal {
 	s := Signal{
-		Theme: t.Theme, Count: t.Count, Records: t.Records, Companies: t.Companies,
+		Theme: t.Theme, Count: t.Count, Records: t.Records, Companies: t.Companies, CompaniesTotal: t.CompaniesTotal,
 		Kinds: kindCounts(t.Kinds), Trend: trend(t.Count, t.Previous), Examples: t.Examples,
 	}
 	if t.Count > 0 {

@@ -13,7 +13,7 @@ func row(rec, company, kind string, score float64, minute int, themes ...string)
 	return core.InsightRow{
 		Insight: core.Insight{RecordID: core.ID(rec), Kind: kind, SentimentScore: score, Themes: themes,
 			CreatedAt: t0.Add(time.Duration(minute) * time.Minute)},
-		Customer: company,
+		Customer: company, RecordCreatedAt: t0.Add(time.Duration(minute) * time.Minute),
 	}
 }
 
@@ -40,10 +40,10 @@ func TestRollup(t *testing.T) {
 			},
 			nil, 0,
 			[]Signal{
-				{Theme: "csv export", Count: 4, Records: 3, Companies: []string{"Acme", "Globex"},
+				{Theme: "csv export", Count: 4, Records: 3, Companies: []string{"Acme", "Globex"}, CompaniesTotal: 2,
 					SentimentAvg: -0.038, Kinds: kinds(1, 2, 1, 0), Trend: Trend{Previous: 0, Direction: TrendNew},
 					Examples: []core.ID{"r2", "r3", "r1"}},
-				{Theme: "large file", Count: 2, Records: 2, Companies: []string{"Acme", "Globex"},
+				{Theme: "large file", Count: 2, Records: 2, Companies: []string{"Acme", "Globex"}, CompaniesTotal: 2,
 					SentimentAvg: -0.75, Kinds: kinds(0, 2, 0, 0), Trend: Trend{Previous: 0, Direction: TrendNew},
 					Examples: []core.ID{"r4", "r1"}},
 			}},
@@ -61,13 +61,13 @@ func TestRollup(t *testing.T) {
 				row("p9", "X", KindQuestion, 0, 0, "billing"), // only before: no signal
 			}, 0,
 			[]Signal{
-				{Theme: "sso", Count: 3, Records: 3, Companies: []string{"X", "Y"}, SentimentAvg: 0,
+				{Theme: "sso", Count: 3, Records: 3, Companies: []string{"X", "Y"}, CompaniesTotal: 2, SentimentAvg: 0,
 					Kinds: kinds(3, 0, 0, 0), Trend: Trend{Previous: 2, Change: 0.5, Direction: TrendRising},
 					Examples: []core.ID{"c", "b", "a"}},
-				{Theme: "api", Count: 2, Records: 2, Companies: []string{"Y"}, SentimentAvg: 0,
+				{Theme: "api", Count: 2, Records: 2, Companies: []string{"Y"}, CompaniesTotal: 1, SentimentAvg: 0,
 					Kinds: kinds(0, 0, 0, 2), Trend: Trend{Previous: 2, Change: 0, Direction: TrendSteady},
 					Examples: []core.ID{"f", "e"}},
-				{Theme: "sync", Count: 1, Records: 1, Companies: []string{"Y"}, SentimentAvg: -1,
+				{Theme: "sync", Count: 1, Records: 1, Companies: []string{"Y"}, CompaniesTotal: 1, SentimentAvg: -1,
 					Kinds: kinds(0, 1, 0, 0), Trend: Trend{Previous: 4, Change: -0.75, Direction: TrendFalling},
 					Examples: []core.ID{"d"}},
 			}},
@@ -79,9 +79,9 @@ func TestRollup(t *testing.T) {
 			},
 			nil, 2,
 			[]Signal{
-				{Theme: "alpha", Count: 2, Records: 2, Companies: []string{}, SentimentAvg: -1, Kinds: kinds(0, 2, 0, 0),
+				{Theme: "alpha", Count: 2, Records: 2, Companies: []string{}, CompaniesTotal: 0, SentimentAvg: -1, Kinds: kinds(0, 2, 0, 0),
 					Trend: Trend{Direction: TrendNew}, Examples: []core.ID{"r5", "r4"}},
-				{Theme: "beta", Count: 2, Records: 2, Companies: []string{}, SentimentAvg: -1, Kinds: kinds(0, 2, 0, 0),
+				{Theme: "beta", Count: 2, Records: 2, Companies: []string{}, CompaniesTotal: 0, SentimentAvg: -1, Kinds: kinds(0, 2, 0, 0),
 					Trend: Trend{Direction: TrendNew}, Examples: []core.ID{"r3", "r2"}},
 			}},
 		{"examples capped, newest first; companies by frequency",
@@ -92,7 +92,7 @@ func TestRollup(t *testing.T) {
 			},
 			nil, 0,
 			[]Signal{
-				{Theme: "ui", Count: 6, Records: 6, Companies: []string{"Beta", "Alpha", "Gamma"}, SentimentAvg: 0.917,
+				{Theme: "ui", Count: 6, Records: 6, Companies: []string{"Beta", "Alpha", "Gamma"}, CompaniesTotal: 3, SentimentAvg: 0.917,
 					Kinds: kinds(0, 0, 6, 0), Trend: Trend{Direction: TrendNew}, Examples: []core.ID{"r5", "r4", "r3"}},
 			}},
 	}

@@ -39,6 +39,8 @@ app application product tool feature option way time day week month year team pe
 software system service company customer user version update idea question issue problem request
 suggestion help hour minute second moment stuff guy folk everyone experience part kind sort type job
 place case point reason fact side area end number piece chance plan thanks
+matter item thing anything something everything nothing weekly daily monthly yearly hourly today tomorrow
+yesterday morning evening night
 `)
 
 func setOf(words string) map[string]bool {

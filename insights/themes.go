@@ -2,6 +2,8 @@ package insights
 
 import (
 	"strings"
+
+	"github.com/feedbridge/feedbridge/suggest"
 	"unicode"
 	"unicode/utf8"
 )
@@ -38,6 +40,67 @@ func themes(toks []string, used []bool) []string {
 	}
 	flush(len(toks))
 	return out
+}
+
+// withConcepts puts the product concepts a quote names (suggest's vocabulary: "SSO", "SAML login" and
+// "single sign-on" are all "single sign-on") before its key phrases, a narrower theme before its concept
+// ("csv export" before "export"), leaves out concepts too broad to be a theme alone, and keeps maxThemes
+// in all.
+func withConcepts(quote string, phrases []string) []string {
+	names, stems := suggest.Concepts(quote)
+	var out []string
+	for _, name := range names {
+		if n := narrower(name, names, stems); n != "" && !containsString(out, n) {
+			out = append(out, n)
+		}
+		if !suggest.Broad(name) && !containsString(out, name) {
+			out = append(out, name)
+		}
+	}
+	for _, p := range phrases {
+		if !containsString(out, p) {
+			out = append(out, p)
+		}
+	}
+	if len(out) > maxThemes {
+		out = out[:maxThemes]
+	}
+	return out
+}
+
+// narrowing names, per concept, the words or concepts that make a narrower theme a product manager
+// files separately, and the noun that theme ends in: a CSV export is not a PDF export.
+var narrowing = map[string]struct {
+	noun       string
+	qualifiers []string // words (by stem) or other concepts of the same quote
+}{
+	"export":        {"export", []string{"csv", "pdf", "excel", "xlsx", "json", "xml"}},
+	"import":        {"import", []string{"csv", "excel", "xlsx", "json", "xml"}},
+	"sync":          {"sync", []string{"calendar", "crm", "cloud storage"}},
+	"integrations":  {"integration", []string{"slack", "zapier", "crm", "help desk", "calendar", "team chat", "cloud storage"}},
+	"notifications": {"notifications", []string{"push", "email", "slack", "sms"}},
+	"performance":   {"performance", []string{"search", "dashboard", "reports", "mobile app", "sync", "import", "export"}},
+	"reliability":   {"crash", []string{"crash"}},
+}
+
+// narrower is the narrower theme of concept name in a quote with these concepts and word stems, or "".
+func narrower(name string, names, stems []string) string {
+	n, ok := narrowing[name]
+	if !ok {
+		return ""
+	}
+	for _, q := range n.qualifiers {
+		if q == n.noun {
+			if containsString(stems, suggest.Stem(q)) {
+				return q
+			}
+			continue
+		}
+		if containsString(names, q) || containsString(stems, suggest.Stem(q)) {
+			return q + " " + n.noun
+		}
+	}
+	return ""
 }
 
 func phrase(words []string) string {

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -106,56 +107,103 @@ func (w *Worker) Wake() {
 // settleTimeout bounds the store call that settles an item, also after Run's context ended.
 const settleTimeout = 10 * time.Second
 
+// While items are handled quickly, the worker keeps a reserve of claimed items beside its slots, up to
+// reservePerSlot per slot, so one claim (one round trip and one commit) serves many items. An item that
+// has waited in the reserve too long to be handled within its lease is given back instead, so a slowing
+// handler never makes an item outlive its lease. A handler slower than fastHandler gets no reserve.
+const (
+	reservePerSlot = 8
+	fastHandler    = 50 * time.Millisecond
+)
+
+// held is an item claimed at a time, waiting for a slot or being handled.
+type held struct {
+	it      core.QueueItem
+	claimed time.Time
+}
+
 // Run claims and handles items until ctx ends, then waits for the items in flight: their handlers' context
-// ends with ctx, and an item whose handler was cut short by that is given back untouched.
+// ends with ctx, and an item whose handler was cut short by that is given back untouched, as are the
+// items of the reserve.
 func (w *Worker) Run(ctx context.Context) {
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	free := make(chan struct{}, w.cfg.Concurrency) // one token per free slot
-	for range w.cfg.Concurrency {
-		free <- struct{}{}
+	c := w.cfg.Concurrency
+	work := make(chan held, c*(reservePerSlot+1))
+	var inHand atomic.Int64  // claimed and not yet settled
+	var meanRun atomic.Int64 // running mean of a handler's time, in ns
+	// A slot hands its item's store write to a settler and takes the next item: the write's round trip
+	// and commit overlap the next delivery. settling bounds the writes in flight.
+	settling := make(chan struct{}, 2*c)
+	var wg, settlers sync.WaitGroup
+	done := func() {
+		inHand.Add(-1)
+		w.Wake() // a slot is free, and the next item of its key may be claimable now
 	}
-	for {
-		n := 0 // slots free right now: wait for one, then take the rest that are free
+	for range c {
+		wg.Go(func() {
+			for h := range work {
+				if ctx.Err() != nil || time.Since(h.claimed)+w.cfg.Timeout > w.cfg.Lease {
+					w.release(ctx, h.it) // shutting down, or too late to finish within the lease
+					done()
+					continue
+				}
+				took, cut, err := w.handle(ctx, h.it)
+				old := meanRun.Load()
+				meanRun.Store(old + (int64(took)-old)/8)
+				settling <- struct{}{}
+				settlers.Go(func() {
+					w.settle(ctx, h.it, err, cut, took)
+					<-settling
+					done()
+				})
+			}
+		})
+	}
+	defer func() {
+		close(work)
+		wg.Wait()
+		settlers.Wait()
+	}()
+	for ctx.Err() == nil {
+		limit := c
+		if time.Duration(meanRun.Load()) < fastHandler {
+			limit = c * (reservePerSlot + 1)
+		}
+		n := limit - int(inHand.Load())
+		got := 0
+		if n > 0 {
+			items, err := w.claim(ctx, n)
+			if err != nil {
+				w.cfg.Log.WithError(err).Warn("queue: claim failed")
+			}
+			now := time.Now()
+			inHand.Add(int64(len(items)))
+			for _, it := range items {
+				work <- held{it: it, claimed: now}
+			}
+			got = len(items)
+		}
+		if got > 0 && got == n {
+			continue // maybe more are due: claim again once a slot frees (the loop checks inHand)
+		}
 		select {
 		case <-ctx.Done():
-			return
-		case <-free:
-			n = 1
+		case <-w.wake:
+		case <-time.After(w.cfg.Poll):
 		}
-	drain:
-		for n < w.cfg.Concurrency {
-			select {
-			case <-free:
-				n++
-			default:
-				break drain
-			}
-		}
-		items, err := w.claim(ctx, n)
-		if err != nil {
-			w.cfg.Log.WithError(err).Warn("queue: claim failed")
-		}
-		for range n - len(items) {
-			free <- struct{}{}
-		}
-		for _, it := range items {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				w.handle(ctx, it)
-				free <- struct{}{}
-				w.Wake() // the next item of its key may be claimable now
-			}()
-		}
-		if len(items) == 0 {
-			select {
-			case <-ctx.Done():
-				return
-			case <-w.wake:
-			case <-time.After(w.cfg.Poll):
-			}
-		}
+	}
+}
+
+// release gives an item back untouched.
+func (w *Worker) release(ctx context.Context, it core.QueueItem) {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+	defer cancel()
+	err := w.q.ReleaseItem(sctx, it, w.cfg.Holder)
+	outcome := Released
+	if err != nil {
+		outcome = Lost
+	}
+	if w.cfg.Observer != nil {
+		w.cfg.Observer.Settled(it, outcome, nil, 0)
 	}
 }
 
@@ -175,12 +223,18 @@ func (w *Worker) claim(ctx context.Context, n int) ([]core.QueueItem, error) {
 	return items, err
 }
 
-func (w *Worker) handle(ctx context.Context, it core.QueueItem) {
+// handle runs the handler on it, bounded by the timeout; cut reports an error caused by shutdown.
+func (w *Worker) handle(ctx context.Context, it core.QueueItem) (took time.Duration, cut bool, err error) {
 	start := time.Now()
 	hctx, cancel := context.WithTimeout(ctx, w.cfg.Timeout)
-	err := w.call(hctx, it)
+	err = w.call(hctx, it)
 	cancel()
-	took := time.Since(start)
+	return time.Since(start), err != nil && ctx.Err() != nil, err
+}
+
+// settle records the outcome of handling it in the store: done, given back (cut short by shutdown),
+// retried later or kept as failed.
+func (w *Worker) settle(ctx context.Context, it core.QueueItem, err error, cut bool, took time.Duration) {
 	sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
 	defer scancel()
 	log := w.cfg.Log.WithFields(logrus.Fields{"queue": it.Queue, "item": it.ID, "attempt": it.Attempts})
@@ -189,7 +243,7 @@ func (w *Worker) handle(ctx context.Context, it core.QueueItem) {
 	switch {
 	case err == nil:
 		outcome, serr = Done, w.q.FinishItem(sctx, it, w.cfg.Holder)
-	case ctx.Err() != nil:
+	case cut:
 		outcome, serr = Released, w.q.ReleaseItem(sctx, it, w.cfg.Holder)
 	default:
 		var failed bool

@@ -52,13 +52,16 @@ func (s *Store) completeJobs(ctx context.Context, op, worker string, results []c
 		}
 		notHeld = []core.ID{}
 		b := &pgx.Batch{}
+		var written []core.InsightJob
 		for _, r := range results {
 			if !isDone[r.Job.ID] {
 				notHeld = append(notHeld, r.Job.ID)
 				continue
 			}
 			queueInsights(b, r.Job, r.Insights)
+			written = append(written, r.Job)
 		}
+		queueRollup(b, written)
 		if b.Len() == 0 {
 			return nil
 		}
@@ -128,7 +131,7 @@ func (s *Store) Insights(ctx context.Context, ws core.ID, recordID core.ID) ([]c
 // InsightRows returns the workspace's insights of records created within [from, to] (zero: open), each
 // with the record's company name, for the signals roll-up.
 func (s *Store) InsightRows(ctx context.Context, ws core.ID, from, to time.Time) ([]core.InsightRow, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+insightCols+`, coalesce(c.name, '') FROM insights i
+	rows, err := s.pool.Query(ctx, `SELECT `+insightCols+`, coalesce(c.name, ''), r.created_at FROM insights i
 		JOIN records r ON r.workspace_id = i.workspace_id AND r.id = i.record_id
 		LEFT JOIN companies c ON c.workspace_id = r.workspace_id AND c.id = r.company_id
 		WHERE i.workspace_id = $1 AND ($2::timestamptz IS NULL OR r.created_at >= $2) AND ($3::timestamptz IS NULL OR r.created_at <= $3)
@@ -138,8 +141,9 @@ func (s *Store) InsightRows(ctx context.Context, ws core.ID, from, to time.Time)
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (core.InsightRow, error) {
 		var row core.InsightRow
-		in, err := scanInsight(r, &row.Customer)
+		in, err := scanInsight(r, &row.Customer, &row.RecordCreatedAt)
 		row.Insight = in
+		row.RecordCreatedAt = row.RecordCreatedAt.UTC()
 		return row, err
 	})
 	return out, fail("insight rows", err)

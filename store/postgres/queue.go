@@ -109,11 +109,25 @@ func (s *Store) createdEvents(ctx context.Context, tx pgx.Tx, ws core.ID, rs []c
 // ClaimItems leases, in one statement, up to n claimable items of queue to worker in enqueue order;
 // replicas claiming at once skip each other's rows. An item whose earlier item of the same key another
 // replica is claiming still counts that one as pending (the row is locked, not gone), so the order holds.
+//
+// The claim must walk the queue's pending index in order and stop after n: without fresh statistics (a
+// new table, autovacuum off) the planner otherwise collects and sorts every pending item, each checked
+// against its key, which took seconds at a few thousand pending events. The statement runs in its own
+// transaction with bitmap scans and sorts off, which leaves it that ordered walk whatever the statistics
+// (and JIT off: the penalty a disabled sort carries in the cost would otherwise trigger a compilation that
+// costs more than the claim). Its commit does not wait for the disk either: a claim lost in a crash leaves
+// the items queued, as if never claimed.
 func (s *Store) ClaimItems(ctx context.Context, queue, worker string, n int, lease time.Duration) ([]core.QueueItem, error) {
 	if n <= 0 {
 		return []core.QueueItem{}, nil
 	}
-	out, err := collectQueueItems(s.pool.Query(ctx, `
+	var out []core.QueueItem
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var err error
+		if _, err = tx.Exec(ctx, `SET LOCAL enable_bitmapscan = off; SET LOCAL enable_sort = off; SET LOCAL jit = off; SET LOCAL synchronous_commit = off`); err != nil {
+			return err
+		}
+		out, err = collectQueueItems(tx.Query(ctx, `
 		WITH due AS (
 			SELECT q.seq FROM queue_items q WHERE q.queue = $1 AND q.state <> 'failed'
 				AND ((q.state = 'queued' AND q.run_at <= clock_timestamp())
@@ -126,6 +140,8 @@ func (s *Store) ClaimItems(ctx context.Context, queue, worker string, n int, lea
 				lease_until = `+dbNow+` + $4 * interval '1 millisecond', updated_at = `+dbNow+`
 			FROM due WHERE q.seq = due.seq RETURNING q.*)
 		SELECT `+queueCols+` FROM claimed ORDER BY seq`, queue, n, worker, lease.Milliseconds()))
+		return err
+	})
 	if err != nil {
 		return nil, fail("claim queue items", err)
 	}
@@ -135,10 +151,23 @@ func (s *Store) ClaimItems(ctx context.Context, queue, worker string, n int, lea
 // heldItem is the condition that the item ($1 queue, $2 id, $3 workspace) is still the worker's ($4).
 const heldItem = `queue = $1 AND id = $2 AND workspace_id = $3 AND state = 'running' AND leased_by = $4`
 
-// FinishItem deletes a done item, only while worker holds it.
+// FinishItem deletes a done item, only while worker holds it. The commit does not wait for the log to
+// reach the disk: a crash that loses it only makes the item due again once its lease runs out, and
+// delivery is at least once anyway; not waiting saves a disk flush per delivered item.
 func (s *Store) FinishItem(ctx context.Context, it core.QueueItem, worker string) error {
-	return s.jobUpdate(ctx, "finish queue item", `DELETE FROM queue_items WHERE `+heldItem,
-		it.Queue, it.ID, it.Workspace, worker)
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
+			return fail("finish queue item", err)
+		}
+		tag, err := tx.Exec(ctx, `DELETE FROM queue_items WHERE `+heldItem, it.Queue, it.ID, it.Workspace, worker)
+		switch {
+		case err != nil:
+			return fail("finish queue item", err)
+		case tag.RowsAffected() == 0:
+			return fail("finish queue item", core.ErrConflict)
+		}
+		return nil
+	})
 }
 
 // RetryItem records a failed attempt: due again after delay, or kept as failed when that is past its

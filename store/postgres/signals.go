@@ -8,35 +8,41 @@ import (
 	"github.com/feedbridge/feedbridge/core"
 )
 
-// themeSignalsSQL aggregates a workspace's insights by theme in one pass over the current and the
-// previous window: t holds one row per (insight, theme), cur telling the window; the totals rank the
-// themes (byte order breaks ties, as everywhere); companies and examples are kept for the top ones only.
-const themeSignalsSQL = `WITH t AS MATERIALIZED (
-		SELECT DISTINCT i.id AS iid, th.theme, i.record_id AS rid, i.sentiment_score AS score, i.kind,
-			i.created_at AS ca, coalesce(c.name, '') AS company, r.created_at >= $2 AS cur
-		FROM insights i JOIN records r ON r.workspace_id = i.workspace_id AND r.id = i.record_id
-		LEFT JOIN companies c ON c.workspace_id = r.workspace_id AND c.id = r.company_id
-		CROSS JOIN LATERAL unnest(i.themes) AS th(theme)
-		WHERE i.workspace_id = $1 AND r.created_at >= $3 AND r.created_at <= $4 AND th.theme <> ''),
-	totals AS (
-		SELECT theme, count(*) FILTER (WHERE cur) AS n, count(DISTINCT rid) FILTER (WHERE cur) AS recs,
-			coalesce(sum(score) FILTER (WHERE cur), 0) AS score,
-			count(*) FILTER (WHERE cur AND kind = 'request') AS req, count(*) FILTER (WHERE cur AND kind = 'problem') AS prob,
-			count(*) FILTER (WHERE cur AND kind = 'praise') AS praise, count(*) FILTER (WHERE cur AND kind = 'question') AS quest,
-			count(*) FILTER (WHERE NOT cur) AS prev
-		FROM t GROUP BY theme HAVING count(*) FILTER (WHERE cur) > 0),
-	top AS (SELECT *, row_number() OVER (ORDER BY n DESC, recs DESC, theme COLLATE "C") AS pos FROM totals ORDER BY pos LIMIT $5),
-	by_company AS (SELECT t.theme, company, count(*) AS cn FROM t JOIN top ON top.theme = t.theme
-		WHERE cur AND company <> '' GROUP BY t.theme, company),
-	last AS (SELECT t.theme, rid, max(ca) AS ca FROM t JOIN top ON top.theme = t.theme WHERE cur GROUP BY t.theme, rid),
-	ex AS (SELECT theme, rid, row_number() OVER (PARTITION BY theme ORDER BY ca DESC, rid COLLATE "C" DESC) AS en FROM last)
+// themeSignalsSQL reads the window's themes from the roll-up the insight triggers keep (migration 0013),
+// in one query: the totals of every theme and day of the current and the previous window rank the themes
+// (byte order breaks ties, as everywhere); companies and examples are read for the top ones only, the
+// examples from an index, newest record first. Parameters: ws, previous window's first day, current
+// window's first day, last day, limit, examples, first and last instant of the current window.
+const themeSignalsSQL = `WITH totals AS (
+		SELECT theme, coalesce(sum(n) FILTER (WHERE day >= $3), 0) AS n, coalesce(sum(recs) FILTER (WHERE day >= $3), 0) AS recs,
+			coalesce(sum(score) FILTER (WHERE day >= $3), 0) AS score,
+			coalesce(sum(req) FILTER (WHERE day >= $3), 0) AS req, coalesce(sum(prob) FILTER (WHERE day >= $3), 0) AS prob,
+			coalesce(sum(praise) FILTER (WHERE day >= $3), 0) AS praise, coalesce(sum(quest) FILTER (WHERE day >= $3), 0) AS quest,
+			coalesce(sum(n) FILTER (WHERE day < $3), 0) AS prev
+		FROM theme_days WHERE workspace_id = $1 AND day BETWEEN $2 AND $4 GROUP BY theme),
+	top AS (SELECT *, row_number() OVER (ORDER BY n DESC, recs DESC, theme COLLATE "C") AS pos FROM totals WHERE n > 0
+		ORDER BY pos LIMIT $5),
+	by_company AS (SELECT d.theme, c.name, sum(d.n) AS cn FROM theme_day_companies d
+		JOIN companies c ON c.workspace_id = d.workspace_id AND c.id = d.company_id
+		WHERE d.workspace_id = $1 AND d.theme IN (SELECT theme FROM top) AND d.day BETWEEN $3 AND $4 GROUP BY d.theme, c.name)
 	SELECT 'T', theme, '', pos::int, n::int, recs::int, req::int, prob::int, praise::int, quest::int, prev::int, score::float8 FROM top
-	UNION ALL SELECT 'C', theme, company, cn::int, 0, 0, 0, 0, 0, 0, 0, 0 FROM by_company
-	UNION ALL SELECT 'E', theme, rid, en::int, 0, 0, 0, 0, 0, 0, 0, 0 FROM ex WHERE en <= $6`
+	UNION ALL SELECT 'C', theme, name, cn::int, 0, 0, 0, 0, 0, 0, 0, 0 FROM by_company
+	UNION ALL SELECT 'E', top.theme, ex.record_id, ex.en::int, 0, 0, 0, 0, 0, 0, 0, 0 FROM top
+	CROSS JOIN LATERAL (SELECT x.record_id, row_number() OVER (ORDER BY x.created_at DESC, x.record_id COLLATE "C" DESC) AS en
+		FROM record_themes x WHERE x.workspace_id = $1 AND x.theme = top.theme AND x.created_at BETWEEN $7 AND $8
+		ORDER BY x.created_at DESC, x.record_id COLLATE "C" DESC LIMIT $6) ex`
 
-// ThemeSignals aggregates by theme in the database, in one query: no insight row leaves it.
+// ThemeSignals aggregates by theme from the roll-up, in one query. One workspace computes one answer at a
+// time (the signals gate), like its searches.
 func (s *Store) ThemeSignals(ctx context.Context, ws core.ID, q core.SignalQuery) ([]core.ThemeSignal, error) {
-	rows, err := s.pool.Query(ctx, themeSignalsSQL, ws, q.From, q.PrevFrom, q.To, q.Limit, core.MaxSignalExamples)
+	leave, err := s.signals.Enter(ctx, string(ws))
+	if err != nil {
+		return nil, fail("theme signals", err)
+	}
+	defer leave()
+	from, to := core.EpochDay(q.From), core.EpochDay(q.To)
+	rows, err := s.pool.Query(ctx, themeSignalsSQL, ws, core.EpochDay(q.PrevFrom), from, to, q.Limit, core.MaxSignalExamples,
+		core.DayStart(from), core.DayStart(to+1).Add(-1))
 	if err != nil {
 		return nil, fail("theme signals", err)
 	}

@@ -81,7 +81,7 @@ func (s *Store) InsightRows(ctx context.Context, ws core.ID, from, to time.Time)
 	if !to.IsZero() {
 		hi = ms(to)
 	}
-	rows, err := s.rq.QueryContext(ctx, `SELECT `+insightCols+`, coalesce(c.name, '') FROM insights i
+	rows, err := s.rq.QueryContext(ctx, `SELECT `+insightCols+`, coalesce(c.name, ''), r.created_at FROM insights i
 		JOIN records r ON r.id = i.record_id AND r.workspace_id = i.workspace_id
 		LEFT JOIN companies c ON c.id = r.company_id
 		WHERE i.workspace_id = ? AND r.created_at BETWEEN ? AND ? ORDER BY r.created_at, i.record_id, i.rowid`, ws, lo, hi)
@@ -90,8 +90,10 @@ func (s *Store) InsightRows(ctx context.Context, ws core.ID, from, to time.Time)
 	}
 	out, err := collect(rows, func(sc scanner) (core.InsightRow, error) {
 		var row core.InsightRow
+		var created int64
 		var err error
-		row.Insight, err = scanInsight(sc, &row.Customer)
+		row.Insight, err = scanInsight(sc, &row.Customer, &created)
+		row.RecordCreatedAt = fromMS(created)
 		return row, err
 	})
 	return out, s.fail("insight rows", err)

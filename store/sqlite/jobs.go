@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/feedbridge/feedbridge/core"
 )
@@ -20,7 +21,10 @@ var errNotHeld = fmt.Errorf("insight job is not held by this worker: %w", core.E
 // only while worker holds the job.
 func (s *Store) CompleteInsightJob(ctx context.Context, job core.InsightJob, worker string, ins []core.Insight) error {
 	return s.write(ctx, "complete insight job", func(tx *wtx) error {
-		return completeJob(ctx, tx, job, worker, ins, s.nowMS())
+		if err := completeJob(ctx, tx, job, worker, ins, s.nowMS()); err != nil {
+			return err
+		}
+		return rollupRecords(ctx, tx, []core.ID{job.RecordID})
 	})
 }
 
@@ -34,6 +38,7 @@ func (s *Store) CompleteInsightJobs(ctx context.Context, worker string, results 
 	err := s.write(ctx, "complete insight jobs", func(tx *wtx) error {
 		notHeld = notHeld[:0]
 		now := s.nowMS()
+		var written []core.ID
 		for _, r := range results {
 			err := completeJob(ctx, tx, r.Job, worker, r.Insights, now)
 			if errors.Is(err, errNotHeld) {
@@ -43,8 +48,11 @@ func (s *Store) CompleteInsightJobs(ctx context.Context, worker string, results 
 			if err != nil {
 				return err
 			}
+			if !slices.Contains(written, r.Job.RecordID) {
+				written = append(written, r.Job.RecordID)
+			}
 		}
-		return nil
+		return rollupRecords(ctx, tx, written)
 	})
 	if err != nil {
 		return nil, err

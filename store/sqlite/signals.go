@@ -2,38 +2,33 @@ package sqlite
 
 import (
 	"context"
+	"strings"
 
 	"github.com/feedbridge/feedbridge/core"
 )
 
-// themeSignalsSQL aggregates a workspace's insights by theme in one pass over the current and the
-// previous window: rows holds one row per (insight, theme), cur telling the window; the totals rank the
-// themes; companies and examples are kept for the top ones only. Parameters: from, ws, prev from, to,
-// limit, examples.
-const themeSignalsSQL = `WITH rows AS MATERIALIZED (
-		SELECT DISTINCT i.id AS iid, je.value AS theme, i.record_id AS rid, i.sentiment_score AS score, i.kind AS kind,
-			i.created_at AS ca, coalesce(c.name, '') AS company, r.created_at >= ? AS cur
-		FROM insights i JOIN records r ON r.id = i.record_id AND r.workspace_id = i.workspace_id
-		LEFT JOIN companies c ON c.id = r.company_id, json_each(i.themes) je
-		WHERE i.workspace_id = ? AND r.created_at BETWEEN ? AND ? AND je.type = 'text' AND je.value <> ''),
-	totals AS (
-		SELECT theme, sum(cur) AS n, count(DISTINCT CASE WHEN cur THEN rid END) AS recs,
-			total(CASE WHEN cur THEN score END) AS score, sum(cur AND kind = 'request') AS req,
-			sum(cur AND kind = 'problem') AS prob, sum(cur AND kind = 'praise') AS praise,
-			sum(cur AND kind = 'question') AS quest, sum(NOT cur) AS prev
-		FROM rows GROUP BY theme HAVING sum(cur) > 0),
-	ranked AS (SELECT *, row_number() OVER (ORDER BY n DESC, recs DESC, theme) AS pos FROM totals ORDER BY pos LIMIT ?),
-	by_company AS (SELECT rows.theme, company, count(*) AS cn FROM rows JOIN ranked ON ranked.theme = rows.theme
-		WHERE cur AND company <> '' GROUP BY rows.theme, company),
-	latest AS (SELECT rows.theme, rid, max(ca) AS ca FROM rows JOIN ranked ON ranked.theme = rows.theme WHERE cur GROUP BY rows.theme, rid),
-	ex AS (SELECT theme, rid, row_number() OVER (PARTITION BY theme ORDER BY ca DESC, rid DESC) AS en FROM latest)
-	SELECT 'T', theme, '', pos, n, recs, req, prob, praise, quest, prev, score FROM ranked
-	UNION ALL SELECT 'C', theme, company, cn, 0, 0, 0, 0, 0, 0, 0, 0 FROM by_company
-	UNION ALL SELECT 'E', theme, rid, en, 0, 0, 0, 0, 0, 0, 0, 0 FROM ex WHERE en <= ?`
+// themeTotalsSQL ranks the themes of the current window from the day roll-up, with their counts in the
+// previous window for the trend: it reads one row per theme and day of the two windows, never an insight.
+// Parameters: ws, previous window's first day, current window's first day, last day, limit.
+const themeTotalsSQL = `SELECT 'T', theme, '', row_number() OVER (ORDER BY n DESC, recs DESC, theme), n, recs, req, prob, praise, quest, prev, score
+	FROM (SELECT theme, sum(CASE WHEN day >= ?3 THEN n ELSE 0 END) AS n, sum(CASE WHEN day >= ?3 THEN recs ELSE 0 END) AS recs,
+		total(CASE WHEN day >= ?3 THEN score END) AS score, sum(CASE WHEN day >= ?3 THEN req ELSE 0 END) AS req,
+		sum(CASE WHEN day >= ?3 THEN prob ELSE 0 END) AS prob, sum(CASE WHEN day >= ?3 THEN praise ELSE 0 END) AS praise,
+		sum(CASE WHEN day >= ?3 THEN quest ELSE 0 END) AS quest, sum(CASE WHEN day < ?3 THEN n ELSE 0 END) AS prev
+		FROM theme_days WHERE workspace_id = ?1 AND day BETWEEN ?2 AND ?4 GROUP BY theme)
+	WHERE n > 0 ORDER BY n DESC, recs DESC, theme LIMIT ?5`
 
-// ThemeSignals aggregates by theme in the database, in one query: no insight row leaves it.
+// ThemeSignals reads the window's themes from the roll-up the insight triggers keep (migration 0015):
+// the totals of every theme and day of the two windows, then the companies and examples of the top themes
+// only. One workspace computes one answer at a time (the signals gate), like its searches.
 func (s *Store) ThemeSignals(ctx context.Context, ws core.ID, q core.SignalQuery) ([]core.ThemeSignal, error) {
-	rows, err := s.rq.QueryContext(ctx, themeSignalsSQL, ms(q.From), ws, ms(q.PrevFrom), ms(q.To), q.Limit, core.MaxSignalExamples)
+	leave, err := s.signals.Enter(ctx, string(ws))
+	if err != nil {
+		return nil, s.fail("theme signals", err)
+	}
+	defer leave()
+	from, to, prevFrom := core.EpochDay(q.From), core.EpochDay(q.To), core.EpochDay(q.PrevFrom)
+	rows, err := s.rq.QueryContext(ctx, themeTotalsSQL, ws, prevFrom, from, to, q.Limit)
 	if err != nil {
 		return nil, s.fail("theme signals", err)
 	}
@@ -45,8 +40,46 @@ func (s *Store) ThemeSignals(ctx context.Context, ws core.ID, q core.SignalQuery
 		p.Sig.Kinds = map[string]int{"request": req, "problem": prob, "praise": praise, "question": quest}
 		return p, err
 	})
+	if err != nil || len(parts) == 0 {
+		return core.AssembleThemeSignals(parts), s.fail("theme signals", err)
+	}
+	themes := make([]any, 0, len(parts)+3)
+	themes = append(themes, ws, from, to)
+	for _, p := range parts {
+		themes = append(themes, p.Theme)
+	}
+	in := "?" + strings.Repeat(", ?", len(parts)-1)
+	rows, err = s.rq.QueryContext(ctx, `SELECT d.theme, c.name, sum(d.n) FROM theme_day_companies d
+		JOIN companies c ON c.id = d.company_id
+		WHERE d.workspace_id = ? AND d.day BETWEEN ? AND ? AND d.theme IN (`+in+`) GROUP BY d.theme, c.name`, themes...)
 	if err != nil {
-		return nil, s.fail("theme signals", err)
+		return nil, s.fail("theme signals: companies", err)
+	}
+	companies, err := collect(rows, func(sc scanner) (core.ThemePart, error) {
+		p := core.ThemePart{Part: "C"}
+		return p, sc.Scan(&p.Theme, &p.Value, &p.N)
+	})
+	if err != nil {
+		return nil, s.fail("theme signals: companies", err)
+	}
+	parts = append(parts, companies...)
+	lo, hi := core.DayStart(from).UnixMilli(), core.DayStart(to+1).UnixMilli()-1
+	for _, theme := range themes[3:] {
+		rows, err := s.rq.QueryContext(ctx, `SELECT record_id FROM record_themes WHERE workspace_id = ? AND theme = ?
+			AND created_at BETWEEN ? AND ? ORDER BY created_at DESC, record_id DESC LIMIT ?`, ws, theme, lo, hi, core.MaxSignalExamples)
+		if err != nil {
+			return nil, s.fail("theme signals: examples", err)
+		}
+		n := 0
+		ex, err := collect(rows, func(sc scanner) (core.ThemePart, error) {
+			n++
+			p := core.ThemePart{Part: "E", Theme: theme.(string), N: n}
+			return p, sc.Scan(&p.Value)
+		})
+		if err != nil {
+			return nil, s.fail("theme signals: examples", err)
+		}
+		parts = append(parts, ex...)
 	}
 	return core.AssembleThemeSignals(parts), nil
 }

@@ -62,6 +62,12 @@ const (
 	searchFree = 50 * time.Millisecond
 )
 
+// NewSignalGate is the gate both stores put before every signals aggregation, keyed by workspace: one at a
+// time per workspace, so that a dashboard polled with many distinct windows costs its workspace one
+// reader, not all of them. Unlike searches it does not rest after a slow one: one dashboard's requests
+// come one after the other, and a rest would double each one's wait.
+func NewSignalGate() *Gate { return NewGate(1, 0, 0) }
+
 // NewSearchGate is the gate both stores put before every search, keyed by workspace, for a store with
 // readers connections that searches may use at once (at least two, so that one can be kept back).
 func NewSearchGate(readers int) *Gate {
