@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/feedbridge/feedbridge/core"
 )
@@ -68,4 +69,32 @@ func TestReadyzFailingPersistsUntilASuccess(t *testing.T) {
 			t.Fatalf("step %d (%s, %q): failing %v, want email:inbox failing %v", i, s.state, s.lastError, body.Failing, s.failing)
 		}
 	}
+}
+
+// TestConnectorRefusalsShownNotFailing: refused items show in GET /api/connectors as refused, last_refused
+// and last_refused_at, apart from last_error, and /readyz does not list the entry as failing for them.
+func TestConnectorRefusalsShownNotFailing(t *testing.T) {
+	eachStore(t, func(t *testing.T, open opener) {
+		e := newEnv(t, open, envOpts{})
+		ctx := context.Background()
+		at := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+		must(t, e.svc.ReportConnector(ctx, core.ConnectorStatus{Workspace: e.ws.ID, Name: "inbox", Kind: "email", State: "running",
+			Refused: 2, LastRefused: "a message without a sender", LastRefusedAt: at}))
+		must(t, e.svc.ReportConnector(ctx, core.ConnectorStatus{Workspace: e.ws.ID, Name: "inbox", Kind: "email", State: "running",
+			Refused: 1, LastRefused: "a message over max_size", LastRefusedAt: at.Add(time.Second)}))
+		var got []map[string]any
+		e.get("/api/connectors").want(t, 200).decode(t, &got)
+		if len(got) != 1 || got[0]["refused"] != float64(3) || got[0]["last_refused"] != "a message over max_size" ||
+			got[0]["last_refused_at"] != "2026-11-01T12:00:01.000Z" || got[0]["last_error"] != "" {
+			t.Fatalf("connectors %v, want 3 refused, the newest reason and time, no last_error", got)
+		}
+		var body map[string]any
+		r := e.do(req{method: "GET", path: "/readyz", key: "-"}).want(t, 200)
+		if err := json.Unmarshal(r.body, &body); err != nil {
+			t.Fatal(err)
+		}
+		if body["status"] != "ready" || body["failing"] != nil {
+			t.Fatalf("/readyz %v: refusals made the entry failing", body)
+		}
+	})
 }

@@ -81,7 +81,8 @@ func TestImportsAndConnectors(t *testing.T) {
 			byName[c["name"].(string)] = c
 		}
 		want := map[string]any{"name": "support-inbox", "kind": "email", "state": "running",
-			"last_success_at": "2026-11-22T09:30:00.000Z", "last_error": "dial tcp: timeout"}
+			"last_success_at": "2026-11-22T09:30:00.000Z", "last_error": "dial tcp: timeout",
+			"refused": float64(0), "last_refused": "", "last_refused_at": ""}
 		if len(cs) != 2 || !reflect.DeepEqual(byName["support-inbox"], want) || byName["acme-slack"]["last_success_at"] != "" {
 			t.Errorf("connectors %v", cs)
 		}

@@ -70,7 +70,8 @@ func (h *handlers) connectors(w http.ResponseWriter, r *http.Request) {
 			continue // removed by a reload: its last stored state describes nothing that runs
 		}
 		out = append(out, connectorView{Name: st.Name, Kind: st.Kind, State: st.State,
-			LastSuccessAt: timeString(st.LastSuccessAt), LastError: st.LastError})
+			LastSuccessAt: timeString(st.LastSuccessAt), LastError: st.LastError,
+			Refused: st.Refused, LastRefused: st.LastRefused, LastRefusedAt: timeString(st.LastRefusedAt)})
 	}
 	writeJSON(w, http.StatusOK, out)
 }

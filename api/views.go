@@ -167,6 +167,9 @@ type connectorView struct {
 	State         string `json:"state"`
 	LastSuccessAt string `json:"last_success_at"`
 	LastError     string `json:"last_error"`
+	Refused       int64  `json:"refused"`
+	LastRefused   string `json:"last_refused"`
+	LastRefusedAt string `json:"last_refused_at"`
 }
 
 type insightView struct {

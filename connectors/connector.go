@@ -18,9 +18,10 @@
 //   - HTTP: a kind that fetches uses HTTPClient (no proxy, same-host https redirects, private addresses
 //     refused unless allowed).
 //   - Refused items: Entry.Refused (Board.Refused for requests) counts an item the entry will not store
-//     and shows the count and the last reason in GET /api/connectors.
+//     and shows the count and the last reason in GET /api/connectors (refused, last_refused,
+//     last_refused_at), never in last_error: a refused item is not a fault, and /readyz stays ready.
 //   - States: Report and Flush take a State of the kit's vocabulary (States).
-//   - Faults: Entry.Fail keeps the error value; a suspended workspace is core.ErrWorkspaceNotFound,
+//   - Faults: Entry.Fail (Board.Fail) keeps the error value; a suspended workspace is core.ErrWorkspaceNotFound,
 //     checked with errors.Is, never by a word of the message.
 package connectors
 

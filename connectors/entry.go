@@ -180,10 +180,12 @@ func (e *Entry) Fail(err error) {
 	}
 }
 
-// Refused notes an item the entry read but will not store as it is (a message it cannot parse, a row
-// without a title): it is counted (feedbridge_connector_refused_total) and GET /api/connectors shows the
-// count with the last reason after the last error, until the entry restarts. A success does not clear
-// it. reason must hold no secret; it should say what the sender can fix.
+// Refused notes an item the entry read but will not store as it is (a message it cannot parse, a file of
+// the wrong type): it is counted (feedbridge_connector_refused_total) and GET /api/connectors shows the
+// count (refused) with the last reason (last_refused, last_refused_at). A refusal is not a fault of the
+// entry: last_error and /readyz do not show it, and a success does not clear it. reason must hold no
+// secret and should say what the sender can fix; it is put on one line and cut short, but a kind should
+// quote outside text (a subject, a file name) only as a short excerpt.
 func (e *Entry) Refused(reason string) {
 	now := time.Now
 	if e.now != nil {
@@ -221,11 +223,14 @@ func (e *Entry) Report(ctx context.Context, state State) {
 	if e.svc == nil {
 		return
 	}
-	st := core.ConnectorStatus{Workspace: e.Workspace, Name: e.Name, Kind: e.Kind, State: string(state),
-		LastSuccessAt: e.lastSuccess, LastError: e.shownError("items")}
-	if err := e.svc.ReportConnector(ctx, st); err != nil && ctx.Err() == nil {
-		e.Log.WithError(err).Warn(e.Kind + ": report connector status")
+	st := e.status(e.Workspace, e.Kind, e.Name, state)
+	if err := e.svc.ReportConnector(ctx, st); err != nil {
+		if ctx.Err() == nil {
+			e.Log.WithError(err).Warn(e.Kind + ": report connector status")
+		}
+		return
 	}
+	e.written(st)
 }
 
 // Backoff is how long an entry waits before it tries again after failures in a row: exponential from Min,

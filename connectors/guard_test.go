@@ -14,7 +14,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/sirupsen/logrus"
 
 	"github.com/feedbridge/feedbridge/core"
@@ -151,7 +154,9 @@ func TestGuardBoundsUnauthenticatedReads(t *testing.T) {
 	next.Close()
 }
 
-// A flood of refusals is written at the next flush, once, not once per request.
+// A flood of refusals is written at the next flush, once, not once per request; they show apart from
+// last_error (a refusal is no fault of the entry: /readyz does not list it), are counted in the kit's
+// metric, add up over replicas, and a fault given as an error value reaches the fault hook as that value.
 func TestBoardWritesRefusalsAtFlush(t *testing.T) {
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "fb.db"))
@@ -165,36 +170,82 @@ func TestBoardWritesRefusalsAtFlush(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
-	b := NewBoard(svc, "webhook", func() time.Time { return at })
-	b.Add("crm", ws.ID)
-	if err := b.Flush(ctx, "listening", true); err != nil {
+	reg := prometheus.NewRegistry()
+	var faults []error
+	env := Env{Service: svc, Metrics: reg, Now: func() time.Time { return at },
+		Faults: func(kind, name string, err error) { faults = append(faults, err) }}
+	b, err := NewBoard(env, "webhook")
+	if err != nil {
 		t.Fatal(err)
 	}
-	shown := func() string {
+	b.Add("crm", ws.ID)
+	if err := b.Flush(ctx, StateRunning, true); err != nil {
+		t.Fatal(err)
+	}
+	shown := func() core.ConnectorStatus {
 		sts, err := svc.Connectors(ctx, ws.ID)
 		if err != nil || len(sts) != 1 {
 			t.Fatalf("statuses %v, %v", sts, err)
 		}
-		return sts[0].LastError
+		return sts[0]
 	}
 	for range 1000 {
 		b.Refused("crm", "invalid signature")
 	}
-	if got := shown(); got != "" {
-		t.Fatalf("refusals were written before the flush: %q", got)
+	if got := shown(); got.Refused != 0 {
+		t.Fatalf("refusals were written before the flush: %+v", got)
 	}
-	if err := b.Flush(ctx, "listening", false); err != nil {
+	if err := b.Flush(ctx, StateRunning, false); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := shown(), "1000 requests refused, the last at 2026-11-01T12:00:00Z: invalid signature"; got != want {
-		t.Fatalf("last_error %q, want %q", got, want)
+	got := shown()
+	if got.Refused != 1000 || got.LastRefused != "invalid signature" || !got.LastRefusedAt.Equal(at) || got.LastError != "" {
+		t.Fatalf("after the flush: %+v, want 1000 refused, the reason, its time and no last_error", got)
+	}
+	if f := svc.Faults().List(); len(f) != 0 {
+		t.Fatalf("refusals made the entry failing: %v", f)
+	}
+	if n := testutil.ToFloat64(b.refused.WithLabelValues("webhook", "crm")); n != 1000 {
+		t.Fatalf("feedbridge_connector_refused_total %v, want 1000", n)
+	}
+	// Another replica's board writes its own refusals: the store adds them.
+	other, err := NewBoard(Env{Service: svc, Now: func() time.Time { return at.Add(time.Minute) }}, "webhook")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other.Add("crm", ws.ID)
+	other.Refused("crm", "token missing")
+	// A flush with nothing new adds nothing.
+	if err := b.Flush(ctx, StateRunning, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Flush(ctx, StateRunning, true); err != nil {
+		t.Fatal(err)
+	}
+	if got := shown(); got.Refused != 1001 || got.LastRefused != "token missing" {
+		t.Fatalf("two replicas: %+v, want 1001 refused, the newer reason", got)
 	}
 	b.Succeeded("crm")
-	b.Failed("crm", "the record could not be saved")
-	if err := b.Flush(ctx, "listening", false); err != nil {
+	cause := fmt.Errorf("insert: %w", core.ErrWorkspaceNotFound)
+	b.Fail("crm", Fault("the record could not be saved", cause))
+	if err := b.Flush(ctx, StateError, false); err != nil {
 		t.Fatal(err)
 	}
-	if got := shown(); !strings.HasPrefix(got, "the record could not be saved; 1000 requests refused") {
-		t.Fatalf("a fault and the refusals: %q", got)
+	if got := shown(); got.LastError != "the record could not be saved" || got.Refused != 1001 {
+		t.Fatalf("a fault and the refusals: %+v", got)
+	}
+	if len(faults) != 1 || !errors.Is(faults[0], core.ErrWorkspaceNotFound) {
+		t.Fatalf("fault hook got %v, want the error value", faults)
+	}
+}
+
+// A refusal's reason is kept on one line and cut short: outside text shows only as a short excerpt.
+func TestShortReason(t *testing.T) {
+	if got := shortReason("  bad\r\n\tsubject:\x00 <b>x</b> "); got != "bad subject: <b>x</b>" {
+		t.Fatalf("got %q", got)
+	}
+	long := shortReason(strings.Repeat("é", 500))
+	if n := utf8.RuneCountInString(long); n != maxReason+1 || !strings.HasSuffix(long, "…") {
+		t.Fatalf("%d characters: %q", n, long)
 	}
 }

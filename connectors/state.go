@@ -1,9 +1,11 @@
 package connectors
 
 import (
-	"fmt"
 	"slices"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/feedbridge/feedbridge/core"
 )
@@ -34,11 +36,12 @@ var States = []State{StateStarting, StateRunning, StateBusy, StateError, StateSt
 func (s State) Valid() bool { return slices.Contains(States, s) }
 
 // note is what an entry has done lately, as GET /api/connectors shows it: its last success, its last
-// fault and the items it refused.
+// fault and the items it refused. A refusal is not a fault: it never shows in last_error, so /readyz does
+// not list the entry for it, and a success does not clear it.
 type note struct {
 	lastSuccess time.Time
 	lastError   string
-	refusals    int // items refused since the entry started
+	refusals    int64 // items refused and not yet written to the store (the store adds them up)
 	lastRefusal string
 	refusedAt   time.Time
 }
@@ -46,19 +49,43 @@ type note struct {
 // refuse counts one refusal at t.
 func (n *note) refuse(reason string, t time.Time) {
 	n.refusals++
-	n.lastRefusal, n.refusedAt = reason, t
+	n.lastRefusal, n.refusedAt = shortReason(reason), t
 }
 
-// shownError is last_error: the last fault, then the refusals. A success does not clear refusals: the
-// operator should see that something keeps sending what the entry cannot take.
-// unit names what was refused ("requests", "items").
-func (n note) shownError(unit string) string {
-	if n.refusals == 0 {
-		return n.lastError
+// status is the ConnectorStatus the note describes, carrying the refusals not yet written.
+func (n note) status(ws core.ID, kind, name string, state State) core.ConnectorStatus {
+	return core.ConnectorStatus{Workspace: ws, Name: name, Kind: kind, State: string(state),
+		LastSuccessAt: n.lastSuccess, LastError: n.lastError,
+		Refused: n.refusals, LastRefused: n.lastRefusal, LastRefusedAt: n.refusedAt}
+}
+
+// written forgets the refusals a successful write of st carried: the store has counted them.
+func (n *note) written(st core.ConnectorStatus) { n.refusals -= st.Refused }
+
+// maxReason is how many characters of a refusal's reason are kept.
+const maxReason = 200
+
+// shortReason is reason as last_refused shows it: on one line, without control characters, and cut to
+// maxReason characters, so that a reason quoting outside text keeps only a short excerpt of it.
+func shortReason(reason string) string {
+	var b strings.Builder
+	n, space := 0, false
+	for _, r := range strings.TrimSpace(reason) {
+		if unicode.IsSpace(r) || unicode.IsControl(r) || r == utf8.RuneError {
+			space = true
+			continue
+		}
+		if n == maxReason {
+			b.WriteString("…")
+			break
+		}
+		if space && n > 0 {
+			b.WriteByte(' ')
+			n++
+		}
+		space = false
+		b.WriteRune(r)
+		n++
 	}
-	ref := fmt.Sprintf("%d %s refused, the last at %s: %s", n.refusals, unit, n.refusedAt.UTC().Format(time.RFC3339), n.lastRefusal)
-	if n.lastError == "" {
-		return ref
-	}
-	return n.lastError + "; " + ref
+	return b.String()
 }

@@ -216,8 +216,14 @@ func TestConnectorsPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	err = e.svc.ReportConnector(e.ctx, core.ConnectorStatus{Workspace: e.ws.ID, Name: "hooks", Kind: "webhook", State: "running",
+		Refused: 3, LastRefused: "a payload the mapping does not fit: " + hostile, LastRefusedAt: e.svc.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
 	page := b.get("/connectors")
-	for _, want := range []string{"support-inbox", "email", "failing", "login refused: &lt;img"} {
+	for _, want := range []string{"support-inbox", "email", "failing", "login refused: &lt;img", "Refused",
+		"3, the last", "a payload the mapping does not fit: &lt;img"} {
 		if !strings.Contains(page.body, want) {
 			t.Errorf("connectors page lacks %q", want)
 		}

@@ -158,6 +158,7 @@ func (s *Service) SetCheckpoint(ctx context.Context, ws ID, name, value string) 
 // ReportConnector records a connector's state for GET /api/connectors, and in Faults while it is failing:
 // from an "error" until a real success clears its last error. A state on the way (a mailbox reconnecting)
 // says nothing about the fault, so it keeps it; only a stopped entry, which fails no more, drops it.
+// Refused items (st.Refused, added to the stored count) are no fault and never make the entry failing.
 func (s *Service) ReportConnector(ctx context.Context, st ConnectorStatus) error {
 	s.faults.Set(st.Kind+":"+st.Name, st.State == ConnectorError || (st.LastError != "" && st.State != ConnectorStopped))
 	st.UpdatedAt = s.Now()

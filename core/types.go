@@ -183,6 +183,15 @@ type ConnectorStatus struct {
 	State         string
 	LastSuccessAt time.Time
 	LastError     string
+	// Refused counts the items the entry read but would not store (never a fault of the entry: LastError
+	// and /readyz ignore them). Written, it is what the writer refused since its last write, which the store
+	// adds to the stored count; read, it is the count since the status was first written, summed over
+	// replicas and restarts.
+	Refused int64
+	// LastRefused is the reason of the newest refusal (never a secret, at most a short excerpt of outside
+	// text) and LastRefusedAt its time; the store keeps the newer of what it holds and what is written.
+	LastRefused   string
+	LastRefusedAt time.Time
 	UpdatedAt     time.Time
 	// TakenToday and RefusedToday are the entry's counts of the current UTC day (ConnectorCount); the
 	// store's status row does not hold them.

@@ -37,13 +37,15 @@ func TestHostileSignatureFlood(t *testing.T) {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		var conns []struct {
-			Name      string `json:"name"`
-			LastError string `json:"last_error"`
+			Name        string `json:"name"`
+			LastError   string `json:"last_error"`
+			Refused     int    `json:"refused"`
+			LastRefused string `json:"last_refused"`
 		}
 		do(t, "GET", d.url("/api/connectors"), key, "", &conns)
 		seen := false
 		for _, c := range conns {
-			seen = seen || (c.Name == "signed" && strings.Contains(c.LastError, "refused"))
+			seen = seen || (c.Name == "signed" && c.Refused == 40 && c.LastRefused != "" && c.LastError == "")
 		}
 		if seen {
 			break

@@ -352,6 +352,12 @@ func testBad(t *testing.T, c Case) {
 	waitUntil(t, "the error of the malformed input", func() bool { got = shown(); return got != "" })
 	t.Logf("the kind shows: %s", got)
 	waitStored(t, r.live, good, "the good items around the malformed one")
+	// A kind that counts the malformed input as a refused item shows it the kit's way, not as a fault.
+	if st, ok := r.status(t); ok && st.Refused > 0 {
+		if err := CheckRefused(st, r.live.Service.Faults().List()); err != nil {
+			t.Error(err)
+		}
+	}
 	last := items("After bad input", 1)
 	acked(t, r.feed.Deliver(t, r.live, last, 0), 1, "delivery after the malformed input")
 	waitStored(t, r.live, last, "the delivery after the malformed input")
@@ -397,6 +403,12 @@ func testSuspended(t *testing.T, c Case) {
 
 // lastError is the entry's last_error as GET /api/connectors shows it.
 func (r *running) lastError(t testing.TB) string {
+	st, _ := r.status(t)
+	return st.LastError
+}
+
+// status is the entry's status as GET /api/connectors shows it; false before it is written.
+func (r *running) status(t testing.TB) (core.ConnectorStatus, bool) {
 	t.Helper()
 	sts, err := r.live.Service.Connectors(context.Background(), r.live.Workspace)
 	if err != nil {
@@ -404,8 +416,8 @@ func (r *running) lastError(t testing.TB) string {
 	}
 	for _, s := range sts {
 		if s.Name == r.name && s.Kind == r.kind {
-			return s.LastError
+			return s, true
 		}
 	}
-	return ""
+	return core.ConnectorStatus{}, false
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/sirupsen/logrus"
@@ -89,6 +91,23 @@ func CheckBuildsTwice(kind string, entry map[string]any, env connectors.Env) (er
 func CheckState(st core.ConnectorStatus) error {
 	if !connectors.State(st.State).Valid() {
 		return fmt.Errorf("%s %q reports state %q, not one of %v", st.Kind, st.Name, st.State, connectors.States)
+	}
+	return nil
+}
+
+// CheckRefused: an entry that refused items (Entry.Refused, Board.Refused) shows them as GET
+// /api/connectors does, count, last reason and its time, and not as a fault: last_error does not carry the
+// refusal and /readyz does not list the entry among the failing (failing is core.Faults' list).
+func CheckRefused(st core.ConnectorStatus, failing []string) error {
+	if st.Refused <= 0 || st.LastRefused == "" || st.LastRefusedAt.IsZero() {
+		return fmt.Errorf("%s %q refused items but shows refused=%d last_refused=%q last_refused_at=%v", st.Kind, st.Name,
+			st.Refused, st.LastRefused, st.LastRefusedAt)
+	}
+	if strings.Contains(st.LastError, st.LastRefused) {
+		return fmt.Errorf("%s %q shows its refusal as a fault in last_error: %q", st.Kind, st.Name, st.LastError)
+	}
+	if slices.Contains(failing, st.Kind+":"+st.Name) {
+		return fmt.Errorf("%s %q is listed as failing by /readyz for a refused item", st.Kind, st.Name)
 	}
 	return nil
 }

@@ -2,10 +2,14 @@ package connectortest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/feedbridge/feedbridge/api"
 	"github.com/feedbridge/feedbridge/connectors"
 	"github.com/feedbridge/feedbridge/core"
 )
@@ -73,6 +78,26 @@ func TestKitRules(t *testing.T) {
 		}
 	})
 
+	t.Run("a refused item is shown apart and is no fault", func(t *testing.T) {
+		at := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+		good := core.ConnectorStatus{Kind: "probe", Name: "p", State: "running", Refused: 1, LastRefused: "line 4 has no title", LastRefusedAt: at}
+		if err := CheckRefused(good, nil); err != nil {
+			t.Error(err)
+		}
+		// A kind that reports the refusal as a fault (Fail, or its reason in last_error) fails the check.
+		asError := good
+		asError.LastError = "1 items refused: line 4 has no title"
+		if err := CheckRefused(asError, nil); err == nil {
+			t.Error("a refusal shown in last_error passes the check")
+		}
+		if err := CheckRefused(good, []string{"probe:p"}); err == nil {
+			t.Error("a refusal that makes /readyz list the entry passes the check")
+		}
+		if err := CheckRefused(core.ConnectorStatus{Kind: "probe", Name: "p", State: "running"}, nil); err == nil {
+			t.Error("a refusal that was not counted passes the check")
+		}
+	})
+
 	t.Run("running: sources, refusals, metrics and suspension", testProbeLive)
 }
 
@@ -127,10 +152,12 @@ func testProbeLive(t *testing.T) {
 		}
 		return sts[0]
 	}
-	waitUntil(t, "the refusal to show", func() bool { return strings.Contains(status().LastError, "1 items refused") })
-	if st := status(); !strings.HasSuffix(st.LastError, "line 4 has no title") || CheckState(st) != nil {
-		t.Errorf("status %+v: want the refusal's count and reason, in a state of the kit", st)
+	waitUntil(t, "the refusal to show", func() bool { return status().Refused == 1 })
+	if st := status(); st.LastRefused != "line 4 has no title" || CheckState(st) != nil || CheckRefused(st, live.Service.Faults().List()) != nil {
+		t.Errorf("status %+v: want the refusal's count and reason apart from last_error, in a state of the kit (%v)", st,
+			CheckRefused(st, live.Service.Faults().List()))
 	}
+	checkRefusedOverHTTP(t, live)
 	if got := testutil.ToFloat64(set.m.items.WithLabelValues("p", "stored")); got != 3 {
 		t.Errorf("feedbridge_probe_items_total{outcome=stored} = %v, want 3", got)
 	}
@@ -186,4 +213,51 @@ func buildOne(t *testing.T, entry map[string]any, env connectors.Env) *probeSet 
 		t.Fatal(err)
 	}
 	return s.(*probeSet)
+}
+
+// checkRefusedOverHTTP reads the probe's refusal as an operator does, from a real API server: GET
+// /api/connectors shows refused, last_refused and last_refused_at, and /readyz stays ready without
+// listing the entry as failing.
+func checkRefusedOverHTTP(t *testing.T, live *Live) {
+	t.Helper()
+	ctx := context.Background()
+	_, key, err := live.Service.CreateKey(ctx, live.Workspace, "probe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(api.New(live.Service, api.Options{}).Handler())
+	defer srv.Close()
+	get := func(path string, out any) int {
+		req, _ := http.NewRequest("GET", srv.URL+path, nil)
+		req.Header.Set("X-API-Key", key)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		if err := json.NewDecoder(res.Body).Decode(out); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		return res.StatusCode
+	}
+	var conns []struct {
+		Name          string `json:"name"`
+		LastError     string `json:"last_error"`
+		Refused       *int   `json:"refused"`
+		LastRefused   string `json:"last_refused"`
+		LastRefusedAt string `json:"last_refused_at"`
+	}
+	if code := get("/api/connectors", &conns); code != 200 || len(conns) != 1 {
+		t.Fatalf("GET /api/connectors: %d %+v", code, conns)
+	}
+	if c := conns[0]; c.Refused == nil || *c.Refused != 1 || c.LastRefused != "line 4 has no title" || c.LastRefusedAt == "" || c.LastError != "" {
+		t.Errorf("GET /api/connectors shows %+v, want refused 1 with its reason and time, and no last_error", c)
+	}
+	var ready struct {
+		Status  string   `json:"status"`
+		Failing []string `json:"failing"`
+	}
+	if code := get("/readyz", &ready); code != 200 || ready.Status != "ready" || slices.Contains(ready.Failing, "probe:p") {
+		t.Errorf("/readyz %d %+v: a refused item made the entry failing", code, ready)
+	}
 }

@@ -76,6 +76,9 @@ type entry struct {
 	settle  time.Duration
 	wait    func(context.Context, time.Duration) error
 	metrics *metrics
+	// refusedFiles are the drop-folder entries refused at the last run (not regular files of their own):
+	// each is a refused item once, not once per run.
+	refusedFiles map[string]bool
 }
 
 func newEntry(en connectors.Entry, spec *entrySpec, env connectors.Env, tlsConf *tls.Config) *entry {
@@ -137,9 +140,15 @@ func (e *entry) importFiles(ctx context.Context) error {
 	for _, f := range busy {
 		e.Log.WithField("file", f).Info("csv: file is still being written; left for the next run")
 	}
+	still := make(map[string]bool, len(refused))
 	for _, f := range refused {
 		e.Log.WithField("file", f).Warn("csv: " + errNotRegular.Error() + "; left alone")
+		if !e.refusedFiles[f] { // counted once while it stays, though every run sees it again
+			e.Refused("file " + filepath.Base(f) + " refused: " + errNotRegular.Error() + "; left alone")
+		}
+		still[f] = true
 	}
+	e.refusedFiles = still
 	var errs []error
 	for _, f := range ready {
 		if ctx.Err() != nil {
@@ -156,11 +165,16 @@ func (e *entry) importFiles(ctx context.Context) error {
 		run, err := importDropFile(ctx, e.env.Service, e.Workspace, f, e.options(filepath.Join(e.spec.ArchiveDir, ErrorsFileName(target))))
 		e.observe(run)
 		var fe *FormatError
-		if err != nil {
+		switch {
+		case err == nil:
+		case errors.As(err, &fe) && run.ID != "":
+			// The sender's file, not a fault of the entry: a refused item, archived with its failed run.
+			e.Refused("file " + filepath.Base(f) + " refused: " + fe.Error() + "; archived")
+		case errors.As(err, &fe):
+			errs = append(errs, err) // its failed run was not stored: say so as a fault, archive it all the same
+		default:
 			errs = append(errs, err)
-			if !errors.As(err, &fe) {
-				continue
-			}
+			continue
 		}
 		if err := moveFile(f, target); err != nil {
 			errs = append(errs, fmt.Errorf("archive %s: %w", f, err))

@@ -41,7 +41,14 @@ func TestDropFolderRefusesLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	e.entry(t, nil).runOnce(ctx)
+	en := e.entry(t, nil)
+	en.runOnce(ctx)
+	// The four are refused items, each counted once however many runs see them, and no fault.
+	en.runOnce(ctx)
+	if st := e.status(t, "crm"); st.Refused != 4 || !strings.HasSuffix(st.LastRefused, "; left alone") || st.LastError != "" ||
+		strings.Contains(st.LastRefused, "hunter2") {
+		t.Errorf("status %+v, want 4 refused entries, the last reason, no last_error", st)
+	}
 
 	recs := e.records(t, core.RecordFeedback)
 	if len(recs) != 1 || recs[0].Title != "Our row" {
@@ -68,8 +75,8 @@ func TestDropFolderRefusesLinks(t *testing.T) {
 			warned++
 		}
 	}
-	if warned != 4 {
-		t.Errorf("%d warnings about refused entries, want 4", warned)
+	if warned != 8 {
+		t.Errorf("%d warnings about refused entries in two runs, want 8", warned)
 	}
 }
 

@@ -166,7 +166,8 @@ func TestLocalSourceLeavesGrowingFiles(t *testing.T) {
 	}
 }
 
-// A file that can never be imported as it is gets archived with a failed run, and the entry reports it.
+// A file that can never be imported as it is gets archived with a failed run, and the entry reports it as a
+// refused item: counted with its reason, not a fault of the entry (the run after it is a success).
 func TestLocalSourceUnreadableFile(t *testing.T) {
 	e := newTestEnv(t)
 	en := e.entry(t, nil)
@@ -179,8 +180,13 @@ func TestLocalSourceUnreadableFile(t *testing.T) {
 	if len(runs) != 1 || runs[0].Status != core.ImportFailed || !strings.Contains(runs[0].Error, "no title column") {
 		t.Errorf("runs %+v", runs)
 	}
-	if st := e.status(t, "crm"); st.State != string(connectors.StateError) || !strings.Contains(st.LastError, "no title column") {
-		t.Errorf("status %+v", st)
+	st := e.status(t, "crm")
+	if st.State != string(connectors.StateRunning) || st.LastError != "" || st.Refused != 1 ||
+		!strings.HasPrefix(st.LastRefused, "file x.csv refused: ") || !strings.Contains(st.LastRefused, "no title column") {
+		t.Errorf("status %+v, want running, no last_error, one refused file with its reason", st)
+	}
+	if f := e.svc.Faults().List(); len(f) != 0 {
+		t.Errorf("failing %v after a refused file", f)
 	}
 }
 

@@ -267,8 +267,8 @@ func (e *entry) store(ctx context.Context, msgs []fetched, advance *position) (d
 		switch {
 		case f.err != nil:
 			e.m.failed.Inc()
-			e.CountRefused(1)
 			e.msgLog(f).WithError(f.err).Warn("email: message cannot be parsed; setting it aside")
+			e.Refused(fmt.Sprintf("message uid %d could not be read as mail; set aside", uint32(f.uid)))
 			bad = append(bad, f.uid)
 		case f.msg.SkipReason != "":
 			e.m.skip(f.msg.SkipReason)
@@ -299,8 +299,8 @@ func (e *entry) store(ctx context.Context, msgs []fetched, advance *position) (d
 			r = e.retryInvalid(ctx, subs[j], r.Err)
 			if r.Err != nil {
 				e.m.failed.Inc()
-				e.CountRefused(1)
 				e.msgLog(f).WithError(r.Err).Warn("email: message refused by the service; setting it aside")
+				e.Refused(refusedReason(f.uid, r.Err))
 				bad = append(bad, f.uid)
 				continue
 			}
@@ -314,6 +314,17 @@ func (e *entry) store(ctx context.Context, msgs []fetched, advance *position) (d
 		}
 	}
 	return done, bad, nil
+}
+
+// refusedReason is last_refused for a message the service would not store: the validation's own words,
+// which name a field and never quote the message, or else only that it was set aside (the cause, which may
+// hold store details, stays in the log).
+func refusedReason(uid imap.UID, err error) string {
+	var ve *core.ValidationError
+	if errors.As(err, &ve) {
+		return fmt.Sprintf("message uid %d refused (%s: %s); set aside", uint32(uid), ve.Field, ve.Code)
+	}
+	return fmt.Sprintf("message uid %d could not be stored; set aside", uint32(uid))
 }
 
 // retryInvalid stores a message the service refused once more without its customer address, the only field

@@ -99,6 +99,15 @@ func testIngest(t *testing.T, tg *imapTarget, extra map[string]any, moved bool) 
 	if st.TakenToday != wantCreated || st.RefusedToday != refused || refused <= wantFailed {
 		t.Errorf("today: taken %d, refused %d; want %d and %d", st.TakenToday, st.RefusedToday, wantCreated, refused)
 	}
+	// The messages set aside are refused items, shown apart from last_error (they are no fault of the
+	// mailbox, which stays out of /readyz's failing list).
+	if st.Refused != int64(wantFailed) || !strings.HasPrefix(st.LastRefused, "message uid ") || !strings.HasSuffix(st.LastRefused, "; set aside") ||
+		st.LastRefusedAt.IsZero() {
+		t.Errorf("status %+v, want %d refused messages with the last one's reason and time", st, wantFailed)
+	}
+	if f := fx.svc.Faults().List(); len(f) != 0 {
+		t.Errorf("failing %v after messages were set aside, want none", f)
+	}
 	uidValidity := mailboxUIDValidity(t, tg, tg.box("Feedback"))
 	wantCP := fmt.Sprintf("v1:%d:%d", uidValidity, len(ingestCorpus))
 	if got := fx.checkpoint(t, "email:support-inbox:"+tg.box("Feedback")); got != wantCP {

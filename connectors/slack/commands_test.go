@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/feedbridge/feedbridge/connectors"
 	"github.com/feedbridge/feedbridge/core"
 )
 
@@ -228,5 +229,16 @@ func TestCommandRefusals(t *testing.T) {
 	}
 	if got := h.command("secret-l", "T1", "/feedback", "Feedback does not count"); !strings.HasPrefix(got, "Saved Feedback") {
 		t.Errorf("feedback at the idea limit: %q", got)
+	}
+	// The refused idea is a refused item of the entry: counted with its reason, no fault.
+	if err := h.set.status.Flush(h.ctx, connectors.StateRunning, true); err != nil {
+		t.Fatal(err)
+	}
+	sts, err := h.svc.Connectors(h.ctx, limited)
+	if err != nil || len(sts) != 1 {
+		t.Fatalf("statuses %+v, %v", sts, err)
+	}
+	if st := sts[0]; st.Refused != 1 || !strings.Contains(st.LastRefused, "idea limit") || st.LastError != "" {
+		t.Errorf("status %+v, want one refused request with its reason and no last_error", st)
 	}
 }

@@ -90,8 +90,12 @@ func build(entries []map[string]any, env connectors.Env, opts options) (*Set, er
 	if err != nil {
 		return nil, err
 	}
+	board, err := connectors.NewBoard(env, Kind)
+	if err != nil {
+		return nil, err
+	}
 	s := &Set{svc: env.Service, log: env.Log.WithField("connector_kind", Kind), apps: apps, cfgs: cfgs, opts: opts, metrics: m,
-		status: connectors.NewBoard(env.Service, Kind, env.Now), guard: connectors.NewGuard(env.Now)}
+		status: board, guard: connectors.NewGuard(env.Now)}
 	for _, a := range apps {
 		s.status.Add(a.Name, a.Workspace)
 		s.secrets = append(s.secrets, a.cfg.SigningSecret)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/feedbridge/feedbridge/connectors"
 	"github.com/feedbridge/feedbridge/core"
 )
 
@@ -61,10 +62,11 @@ func (s *Set) settle(a *app, endpoint string, o outcome, log *logrus.Entry) stri
 	if o.err != nil {
 		text, fault := failureText(o.err, log)
 		if fault != "" {
-			s.status.Failed(a.Name, fault)
+			s.status.Fail(a.Name, connectors.Fault(fault, o.err))
 			s.metrics.count(endpoint, "error")
 		} else {
 			log.WithField("reason", o.err.Error()).Info("slack: record refused")
+			s.status.Refused(a.Name, refusalReason(o.err))
 			s.metrics.count(endpoint, "refused")
 			a.CountRefused(1)
 		}
@@ -81,4 +83,14 @@ func (s *Set) settle(a *app, endpoint string, o outcome, log *logrus.Entry) stri
 	s.metrics.count(endpoint, result)
 	log.WithFields(logrus.Fields{"record": o.res.Record.ID, "result": result}).Info("slack: record saved")
 	return savedText(o.res)
+}
+
+// refusalReason is last_refused for a request the service would not store: the rule it broke, never the
+// user's text.
+func refusalReason(err error) string {
+	var invalid *core.ValidationError
+	if errors.As(err, &invalid) {
+		return "a request refused (" + invalid.Field + ": " + invalid.Code + ")"
+	}
+	return "a request refused: the workspace's idea limit is reached"
 }

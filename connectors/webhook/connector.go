@@ -95,7 +95,11 @@ func Build(raw []map[string]any, env connectors.Env) (connectors.Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Set{svc: env.Service, log: env.Log, now: env.Now, board: connectors.NewBoard(env.Service, Kind, env.Now),
+	board, err := connectors.NewBoard(env, Kind)
+	if err != nil {
+		return nil, err
+	}
+	s := &Set{svc: env.Service, log: env.Log, now: env.Now, board: board,
 		requests: m.requests, workers: map[string]*worker{}, guard: connectors.NewGuard(env.Now)}
 	t := &entryTable{byName: map[string]*entry{}, order: order}
 	for _, en := range order {

@@ -146,8 +146,8 @@ func TestSignatureFailuresAreLimited(t *testing.T) {
 	if err != nil || len(sts) != 1 {
 		t.Fatalf("statuses %v, %v", sts, err)
 	}
-	if le := sts[0].LastError; !strings.HasPrefix(le, "7 requests refused") || !strings.HasSuffix(le, "too many failed authentications from this address") {
-		t.Fatalf("last_error %q, want the 7 refusals and the last reason", le)
+	if st := sts[0]; st.Refused != 7 || st.LastRefused != "too many failed authentications from this address" || st.LastError != "" {
+		t.Fatalf("status %+v, want the 7 refusals and the last reason, and no last_error", st)
 	}
 	logs := h.logs.String()
 	if n := strings.Count(logs, "request refused"); n != 1 {

@@ -79,6 +79,7 @@ func (s *Set) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" && !strings.HasSuffix(mt, "+json") {
 		outcome("bad_request")
+		s.board.Refused(en.Name, "a payload that is not JSON")
 		answer(w, http.StatusUnsupportedMediaType, "unsupported media type", "Send the payload as application/json.")
 		return
 	}
@@ -86,6 +87,7 @@ func (s *Set) serve(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		outcome("bad_request")
 		en.log.WithError(err).Info("webhook: payload refused")
+		s.board.Refused(en.Name, "a payload the mapping does not fit: "+err.Error())
 		answer(w, http.StatusBadRequest, err.Error(), "The payload does not hold what this webhook's mapping expects.")
 		return
 	}
@@ -187,12 +189,15 @@ func (s *Set) refuse(w http.ResponseWriter, en *entry, err error, what string) {
 	switch {
 	case errors.As(err, &ve):
 		outcome("bad_request")
+		s.board.Refused(en.Name, "a record refused ("+ve.Field+": "+ve.Code+")")
 		answer(w, http.StatusBadRequest, err.Error(), ve.Message)
 	case errors.Is(err, core.ErrWorkspaceNotFound):
 		outcome("refused")
+		s.board.Fail(en.Name, connectors.Fault("workspace not found or suspended", err))
 		answer(w, http.StatusForbidden, "workspace not found", "The workspace of this webhook is missing or suspended.")
 	case errors.Is(err, core.ErrIdeaLimit):
 		outcome("refused")
+		s.board.Refused(en.Name, "a record refused: the workspace's idea limit is reached")
 		answer(w, http.StatusPaymentRequired, "idea limit reached", "The workspace has reached its idea limit.")
 	default:
 		s.fail(w, en, err, what)
@@ -286,7 +291,7 @@ func (s *Set) fail(w http.ResponseWriter, en *entry, err error, what string) {
 	id := hex.EncodeToString(b[:])
 	s.requests.WithLabelValues(en.Name, "error").Inc()
 	en.log.WithField("error_id", id).WithError(err).Error("webhook: " + what)
-	s.board.Failed(en.Name, what)
+	s.board.Fail(en.Name, connectors.Fault(what, err))
 	writeJSON(w, http.StatusInternalServerError, map[string]any{"success": false, "error": "internal error",
 		"message": "The delivery could not be saved; retry later.", "error_id": id})
 }

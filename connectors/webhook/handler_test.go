@@ -104,6 +104,20 @@ func TestDeliveryErrors(t *testing.T) {
 	if n := len(h.records()); n != 1 {
 		t.Fatalf("%d records; only the one good delivery should have made one", n)
 	}
+	// Each authenticated payload answered 400 or 415 is a refused item of the entry, not a fault.
+	if err := h.set.board.Flush(h.ctx, connectors.StateRunning, true); err != nil {
+		t.Fatal(err)
+	}
+	sts, err := h.svc.Connectors(h.ctx, h.ws)
+	if err != nil || len(sts) != 1 {
+		t.Fatalf("statuses %+v, %v", sts, err)
+	}
+	if st := sts[0]; st.Refused != 9 || st.LastRefused != "a payload that is not JSON" || st.LastError != "" {
+		t.Errorf("status %+v, want 9 refused payloads, the last one's reason and no last_error", st)
+	}
+	if f := h.svc.Faults().List(); len(f) != 0 {
+		t.Errorf("failing %v after refused payloads", f)
+	}
 }
 
 func TestBatchAndMapping(t *testing.T) {
@@ -190,7 +204,7 @@ func TestBearerAndRotatedSecretFile(t *testing.T) {
 		t.Fatalf("status of signed: %+v", s)
 	}
 	// The form entry's refused tokens show on its status; its successes do not hide them.
-	if s := states["form"]; !strings.HasPrefix(s.LastError, "3 requests refused") || !strings.HasSuffix(s.LastError, "missing or invalid bearer token") ||
+	if s := states["form"]; s.Refused != 3 || s.LastRefused != "missing or invalid bearer token" || s.LastError != "" ||
 		s.LastSuccessAt.IsZero() {
 		t.Fatalf("status of form: %+v", s)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/sirupsen/logrus"
 
+	"github.com/feedbridge/feedbridge/connectors"
 	"github.com/feedbridge/feedbridge/core"
 )
 
@@ -156,7 +157,7 @@ func (s *Set) settle(ctx context.Context, en *entry, d core.Delivery) {
 	}
 	s.queue.outcomes.WithLabelValues(en.Name, "failed").Inc()
 	log.WithError(err).Error("webhook: queued delivery not written; kept as failed")
-	s.board.Failed(en.Name, fmt.Sprintf("queued delivery %s kept as failed: %s", d.ID, publicReason(err)))
+	s.board.Fail(en.Name, connectors.Fault(fmt.Sprintf("queued delivery %s kept as failed: %s", d.ID, publicReason(err)), err))
 }
 
 // writeQueued turns a stored delivery into records in the workspace it was received for. An item without

@@ -36,29 +36,40 @@ func putCheckpoint(ctx context.Context, tx pgx.Tx, ws core.ID, c core.Checkpoint
 // PutConnectorStatus inserts or replaces a connector's status.
 func (s *Store) PutConnectorStatus(ctx context.Context, st core.ConnectorStatus) error {
 	_, err := s.pool.Exec(ctx, `
-		INSERT INTO connector_statuses (workspace_id, name, kind, state, last_success_at, last_error, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)
+		INSERT INTO connector_statuses (workspace_id, name, kind, state, last_success_at, last_error, refused,
+			last_refused, last_refused_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 		ON CONFLICT (workspace_id, name) DO UPDATE SET kind = excluded.kind, state = excluded.state,
-			last_success_at = excluded.last_success_at, last_error = excluded.last_error, updated_at = excluded.updated_at`,
-		st.Workspace, st.Name, st.Kind, st.State, optTime(st.LastSuccessAt), st.LastError, ms(st.UpdatedAt))
+			last_success_at = excluded.last_success_at, last_error = excluded.last_error,
+			refused = connector_statuses.refused + excluded.refused,
+			last_refused = CASE WHEN `+newerRefusal+` THEN excluded.last_refused ELSE connector_statuses.last_refused END,
+			last_refused_at = CASE WHEN `+newerRefusal+` THEN excluded.last_refused_at ELSE connector_statuses.last_refused_at END,
+			updated_at = excluded.updated_at`,
+		st.Workspace, st.Name, st.Kind, st.State, optTime(st.LastSuccessAt), st.LastError, st.Refused, st.LastRefused,
+		optTime(st.LastRefusedAt), ms(st.UpdatedAt))
 	return fail("put connector status", err)
 }
+
+// newerRefusal holds when the written refusal is newer than the stored one (or there is none stored).
+const newerRefusal = `excluded.last_refused_at IS NOT NULL AND (connector_statuses.last_refused_at IS NULL
+			OR excluded.last_refused_at >= connector_statuses.last_refused_at)`
 
 // ConnectorStatuses lists a workspace's connector states by name.
 func (s *Store) ConnectorStatuses(ctx context.Context, ws core.ID) ([]core.ConnectorStatus, error) {
 	rows, err := s.pool.Query(ctx, `
-		SELECT workspace_id, name, kind, state, last_success_at, last_error, updated_at
-		FROM connector_statuses WHERE workspace_id = $1 ORDER BY name`, ws)
+		SELECT workspace_id, name, kind, state, last_success_at, last_error, refused, last_refused, last_refused_at,
+			updated_at FROM connector_statuses WHERE workspace_id = $1 ORDER BY name`, ws)
 	if err != nil {
 		return nil, fail("connector statuses", err)
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (core.ConnectorStatus, error) {
 		var (
-			st   core.ConnectorStatus
-			last *time.Time
+			st            core.ConnectorStatus
+			last, refused *time.Time
 		)
-		err := r.Scan(&st.Workspace, &st.Name, &st.Kind, &st.State, &last, &st.LastError, &st.UpdatedAt)
-		st.LastSuccessAt, st.UpdatedAt = fromOpt(last), ms(st.UpdatedAt)
+		err := r.Scan(&st.Workspace, &st.Name, &st.Kind, &st.State, &last, &st.LastError, &st.Refused, &st.LastRefused,
+			&refused, &st.UpdatedAt)
+		st.LastSuccessAt, st.LastRefusedAt, st.UpdatedAt = fromOpt(last), fromOpt(refused), ms(st.UpdatedAt)
 		return st, err
 	})
 	return out, fail("connector statuses", err)

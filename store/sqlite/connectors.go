@@ -32,29 +32,39 @@ func putCheckpoint(ctx context.Context, tx *wtx, ws core.ID, c core.Checkpoint, 
 
 func (s *Store) PutConnectorStatus(ctx context.Context, st core.ConnectorStatus) error {
 	return s.write(ctx, "put connector status", func(tx *wtx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO connector_statuses(workspace_id, name, kind, state, last_success_at, last_error, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (workspace_id, name) DO UPDATE SET kind = excluded.kind,
+		_, err := tx.ExecContext(ctx, `INSERT INTO connector_statuses(workspace_id, name, kind, state, last_success_at, last_error,
+			refused, last_refused, last_refused_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (workspace_id, name) DO UPDATE SET kind = excluded.kind,
 			state = excluded.state, last_success_at = excluded.last_success_at, last_error = excluded.last_error,
+			refused = connector_statuses.refused + excluded.refused,
+			last_refused = CASE WHEN `+newerRefusal+` THEN excluded.last_refused ELSE connector_statuses.last_refused END,
+			last_refused_at = CASE WHEN `+newerRefusal+` THEN excluded.last_refused_at ELSE connector_statuses.last_refused_at END,
 			updated_at = excluded.updated_at`,
-			st.Workspace, st.Name, st.Kind, st.State, optMS(st.LastSuccessAt), st.LastError, ms(st.UpdatedAt))
+			st.Workspace, st.Name, st.Kind, st.State, optMS(st.LastSuccessAt), st.LastError, st.Refused, st.LastRefused,
+			optMS(st.LastRefusedAt), ms(st.UpdatedAt))
 		return err
 	})
 }
 
+// newerRefusal holds when the written refusal is newer than the stored one (or there is none stored).
+const newerRefusal = `excluded.last_refused_at IS NOT NULL AND (connector_statuses.last_refused_at IS NULL
+			OR excluded.last_refused_at >= connector_statuses.last_refused_at)`
+
 func (s *Store) ConnectorStatuses(ctx context.Context, ws core.ID) ([]core.ConnectorStatus, error) {
-	rows, err := s.rq.QueryContext(ctx, `SELECT workspace_id, name, kind, state, last_success_at, last_error, updated_at
-		FROM connector_statuses WHERE workspace_id = ? ORDER BY name`, ws)
+	rows, err := s.rq.QueryContext(ctx, `SELECT workspace_id, name, kind, state, last_success_at, last_error, refused,
+		last_refused, last_refused_at, updated_at FROM connector_statuses WHERE workspace_id = ? ORDER BY name`, ws)
 	if err != nil {
 		return nil, s.fail("connector statuses", err)
 	}
 	out, err := collect(rows, func(sc scanner) (core.ConnectorStatus, error) {
 		var (
-			st      core.ConnectorStatus
-			success sql.NullInt64
-			updated int64
+			st               core.ConnectorStatus
+			success, refused sql.NullInt64
+			updated          int64
 		)
-		err := sc.Scan(&st.Workspace, &st.Name, &st.Kind, &st.State, &success, &st.LastError, &updated)
-		st.LastSuccessAt, st.UpdatedAt = fromOptMS(success), fromMS(updated)
+		err := sc.Scan(&st.Workspace, &st.Name, &st.Kind, &st.State, &success, &st.LastError, &st.Refused,
+			&st.LastRefused, &refused, &updated)
+		st.LastSuccessAt, st.LastRefusedAt, st.UpdatedAt = fromOptMS(success), fromOptMS(refused), fromMS(updated)
 		return st, err
 	})
 	return out, s.fail("connector statuses", err)

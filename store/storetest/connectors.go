@@ -40,6 +40,34 @@ var connectorTests = map[string]func(t *testing.T, f *fixture){
 		equal(t, "other workspace", len(got), 0)
 		wantErr(t, "unknown workspace", f.st.PutConnectorStatus(f.ctx, core.ConnectorStatus{Workspace: core.NewID(), Name: "x", Kind: "csv", State: "idle", UpdatedAt: now}), core.ErrNotFound)
 	},
+	// Refusals add up over writers (replicas, restarts): each write carries what its writer refused since its
+	// last write; the last reason is the newest any writer reported, whatever the order of the writes.
+	"StatusRefusals": func(t *testing.T, f *fixture) {
+		a := f.workspace("A", 0).ID
+		now := f.clock.Now()
+		st := core.ConnectorStatus{Workspace: a, Name: "hooks", Kind: "webhook", State: "running", UpdatedAt: now}
+		noErr(t, "put none", f.st.PutConnectorStatus(f.ctx, st))
+		one := st
+		one.Refused, one.LastRefused, one.LastRefusedAt = 2, "invalid signature", now.Add(2*time.Minute)
+		noErr(t, "put 2", f.st.PutConnectorStatus(f.ctx, one))
+		other := st // another replica, whose last refusal is older
+		other.Refused, other.LastRefused, other.LastRefusedAt = 3, "body too large", now.Add(time.Minute)
+		noErr(t, "put 3", f.st.PutConnectorStatus(f.ctx, other))
+		noErr(t, "put nothing new", f.st.PutConnectorStatus(f.ctx, st))
+		got, err := f.st.ConnectorStatuses(f.ctx, a)
+		noErr(t, "list", err)
+		want := one
+		want.Refused = 5
+		equal(t, "summed, newest reason", got, []core.ConnectorStatus{want})
+		newer := st
+		newer.Refused, newer.LastRefused, newer.LastRefusedAt = 1, "token missing", now.Add(3*time.Minute)
+		noErr(t, "put newer", f.st.PutConnectorStatus(f.ctx, newer))
+		got, err = f.st.ConnectorStatuses(f.ctx, a)
+		noErr(t, "list", err)
+		want = newer
+		want.Refused = 6
+		equal(t, "newer reason", got, []core.ConnectorStatus{want})
+	},
 	"ImportRuns": func(t *testing.T, f *fixture) {
 		a, b := f.workspace("A", 0).ID, f.workspace("B", 0).ID
 		first, err := f.svc.StartImport(f.ctx, a, "nightly", "export.csv")
