@@ -223,7 +223,7 @@ func TestConnectorsPage(t *testing.T) {
 	}
 	page := b.get("/connectors")
 	for _, want := range []string{"support-inbox", "email", "failing", "login refused: &lt;img", "Refused",
-		"3, the last", "a payload the mapping does not fit: &lt;img"} {
+		"3 in all", "a payload the mapping does not fit: &lt;img"} {
 		if !strings.Contains(page.body, want) {
 			t.Errorf("connectors page lacks %q", want)
 		}
