@@ -81,7 +81,7 @@ func (s *Server) signals(w http.ResponseWriter, r *http.Request, m *core.Member)
 		}
 	}
 	// Whole UTC days, today the last: the bars of the charts are whole days too.
-	q := core.SeriesQuery{FromDay: core.SeriesDay(s.now()) - int64(win.Days) + 1, Days: win.PerDays, Buckets: win.Buckets}
+	q := core.SeriesQuery{FromDay: core.EpochDay(s.now()) - int64(win.Days) + 1, Days: win.PerDays, Buckets: win.Buckets}
 	from, to := q.Window()
 	length := to.Sub(from) + time.Millisecond
 	themes, err := s.svc.ThemeSignals(r.Context(), m.Workspace, core.SignalQuery{From: from, To: to,
@@ -109,9 +109,11 @@ func newThemeView(sig insights.Signal, counts []int, q core.SeriesQuery, win sig
 	v := themeView{Signal: sig, Height: chartHeight, Width: len(counts)*(chartBar+chartGap) - chartGap,
 		Inbox: "/inbox?" + url.Values{"theme": {sig.Theme}}.Encode()}
 	v.TopCompanies = sig.Companies
-	if len(sig.Companies) > shownCompanies {
-		v.TopCompanies, v.MoreCompanies = sig.Companies[:shownCompanies], len(sig.Companies)-shownCompanies
+	if len(v.TopCompanies) > shownCompanies {
+		v.TopCompanies = v.TopCompanies[:shownCompanies]
 	}
+	// The signal lists only its first companies; CompaniesTotal counts them all.
+	v.MoreCompanies = max(sig.CompaniesTotal, len(sig.Companies)) - len(v.TopCompanies)
 	top := 1
 	for _, n := range counts {
 		top = max(top, n)

@@ -10,7 +10,7 @@ import (
 type ConnectorCount struct {
 	Workspace ID
 	Name      string
-	Day       int64 // SeriesDay
+	Day       int64 // EpochDay
 	Taken     int
 	Refused   int
 }
@@ -33,7 +33,7 @@ func (s *Service) CountConnector(ws ID, name string, taken, refused int) {
 	if taken == 0 && refused == 0 {
 		return
 	}
-	s.CountConnectorOn(ConnectorCount{Workspace: ws, Name: name, Day: SeriesDay(s.Now()), Taken: taken, Refused: refused})
+	s.CountConnectorOn(ConnectorCount{Workspace: ws, Name: name, Day: EpochDay(s.Now()), Taken: taken, Refused: refused})
 }
 
 // FlushConnectorCounts adds the counts gathered since the last flush to the store's; when the store fails
@@ -77,7 +77,7 @@ func (s *Service) CountConnectorOn(c ConnectorCount) {
 
 // connectorCountsToday is the store's counts of ws for today plus what this process has not written yet.
 func (s *Service) connectorCountsToday(ctx context.Context, ws ID) (map[string]ConnectorCount, error) {
-	day := SeriesDay(s.Now())
+	day := EpochDay(s.Now())
 	stored, err := s.store.ConnectorCounts(ctx, ws, day)
 	if err != nil {
 		return nil, err

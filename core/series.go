@@ -6,7 +6,7 @@ import (
 )
 
 // SeriesQuery asks how the named themes spread over time in whole UTC days: Buckets slices of Days days
-// each, the first starting on day FromDay (days since the Unix epoch, as SeriesDay counts them), and per
+// each, the first starting on day FromDay (days since the Unix epoch, as EpochDay counts them), and per
 // theme the insights naming it of the records created in each slice.
 type SeriesQuery struct {
 	FromDay int64
@@ -18,28 +18,20 @@ type SeriesQuery struct {
 // MaxSeriesBuckets bounds the slices of a series (the bars of a small chart).
 const MaxSeriesBuckets = 60
 
-// seriesDayMS is one UTC day in milliseconds.
-const seriesDayMS = 24 * 60 * 60 * 1000
-
-// SeriesDay is the UTC day of t in whole days since the Unix epoch.
-func SeriesDay(t time.Time) int64 {
-	ms := t.UnixMilli()
-	d := ms / seriesDayMS
-	if ms%seriesDayMS < 0 {
-		d--
-	}
-	return d
-}
-
 // Window is the first instant of the series' first day and the last millisecond of its last day.
 func (q SeriesQuery) Window() (from, to time.Time) {
-	from = time.UnixMilli(q.FromDay * seriesDayMS).UTC()
+	from = DayStart(q.FromDay)
 	return from, from.Add(time.Duration(q.Days*q.Buckets)*24*time.Hour - time.Millisecond)
+}
+
+// DayRange is the series' first and last epoch day, both within it.
+func (q SeriesQuery) DayRange() (first, last int64) {
+	return q.FromDay, q.FromDay + int64(q.Days)*int64(q.Buckets) - 1
 }
 
 // Bucket is the slice that instant t falls in (outside [0, Buckets) when t is outside the window).
 func (q SeriesQuery) Bucket(t time.Time) int {
-	d := SeriesDay(t) - q.FromDay
+	d := EpochDay(t) - q.FromDay
 	if d < 0 {
 		return -1
 	}

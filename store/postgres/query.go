@@ -279,8 +279,8 @@ func moveFilters(q core.ListQuery, add func(cond string, v any), plain func(cond
 		add("source = ?", q.Source)
 	}
 	if q.Theme != "" {
-		// Tested per row in listing order, through the insights' (workspace, record) index.
-		add("EXISTS (SELECT 1 FROM insights i WHERE i.workspace_id = records.workspace_id AND i.record_id = records.id AND ? = ANY (i.themes))", q.Theme)
+		// Tested per row in listing order: one primary-key probe of the theme roll-up's record rows.
+		add("EXISTS (SELECT 1 FROM record_themes x WHERE x.workspace_id = records.workspace_id AND x.record_id = records.id AND x.theme = ?)", q.Theme)
 	}
 	if q.CustomerEmailKey != "" {
 		add("lower(customer_email) = ?", q.CustomerEmailKey)

@@ -8,17 +8,13 @@ import (
 	"github.com/feedbridge/feedbridge/core"
 )
 
-// ThemeSeries counts each asked theme's insights per slice of whole UTC days in one query, the slice
-// computed from the record's creation day exactly as core.SeriesQuery.Bucket does.
+// ThemeSeries sums each asked theme's insights per slice of whole UTC days from the day roll-up
+// (theme_days), one row per theme and day of the window, never an insight.
 func (s *Store) ThemeSeries(ctx context.Context, ws core.ID, q core.SeriesQuery) (map[string][]core.SeriesCount, error) {
-	from, to := q.Window()
-	rows, err := s.pool.Query(ctx, `SELECT theme, b::int, count(*)::int FROM (
-		SELECT DISTINCT i.id, th.theme,
-			(floor(extract(epoch FROM r.created_at) / 86400)::bigint - $2) / $3 AS b
-		FROM insights i JOIN records r ON r.workspace_id = i.workspace_id AND r.id = i.record_id
-		CROSS JOIN LATERAL unnest(i.themes) AS th(theme)
-		WHERE i.workspace_id = $1 AND r.created_at >= $4 AND r.created_at <= $5 AND th.theme = ANY ($6::text[])) s
-		GROUP BY theme, b`, ws, q.FromDay, int64(q.Days), from, to, q.Themes)
+	first, last := q.DayRange()
+	rows, err := s.pool.Query(ctx, `SELECT theme, ((day - $2) / $3)::int AS b, sum(n)::int FROM theme_days
+		WHERE workspace_id = $1 AND day BETWEEN $4 AND $5 AND theme = ANY ($6::text[])
+		GROUP BY theme, b`, ws, q.FromDay, int64(q.Days), first, last, q.Themes)
 	if err != nil {
 		return nil, fail("theme series", err)
 	}

@@ -11,6 +11,7 @@ import (
 // themeSignalsSQL reads the window's themes from the roll-up the insight triggers keep (migration 0013),
 // in one query: the totals of every theme and day of the current and the previous window rank the themes
 // (byte order breaks ties, as everywhere); companies and examples are read for the top ones only, the
+// companies' day rows from a covering index and summed per company before its name is looked up, the
 // examples from an index, newest record first. Parameters: ws, previous window's first day, current
 // window's first day, last day, limit, examples, first and last instant of the current window.
 const themeSignalsSQL = `WITH totals AS (
@@ -22,9 +23,10 @@ const themeSignalsSQL = `WITH totals AS (
 		FROM theme_days WHERE workspace_id = $1 AND day BETWEEN $2 AND $4 GROUP BY theme),
 	top AS (SELECT *, row_number() OVER (ORDER BY n DESC, recs DESC, theme COLLATE "C") AS pos FROM totals WHERE n > 0
 		ORDER BY pos LIMIT $5),
-	by_company AS (SELECT d.theme, c.name, sum(d.n) AS cn FROM theme_day_companies d
-		JOIN companies c ON c.workspace_id = d.workspace_id AND c.id = d.company_id
-		WHERE d.workspace_id = $1 AND d.theme IN (SELECT theme FROM top) AND d.day BETWEEN $3 AND $4 GROUP BY d.theme, c.name)
+	per_id AS (SELECT theme, company_id, sum(n) AS cn FROM theme_day_companies
+		WHERE workspace_id = $1 AND theme IN (SELECT theme FROM top) AND day BETWEEN $3 AND $4 GROUP BY theme, company_id),
+	by_company AS (SELECT d.theme, c.name, sum(d.cn) AS cn FROM per_id d
+		JOIN companies c ON c.workspace_id = $1 AND c.id = d.company_id GROUP BY d.theme, c.name)
 	SELECT 'T', theme, '', pos::int, n::int, recs::int, req::int, prob::int, praise::int, quest::int, prev::int, score::float8 FROM top
 	UNION ALL SELECT 'C', theme, name, cn::int, 0, 0, 0, 0, 0, 0, 0, 0 FROM by_company
 	UNION ALL SELECT 'E', top.theme, ex.record_id, ex.en::int, 0, 0, 0, 0, 0, 0, 0, 0 FROM top

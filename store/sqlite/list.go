@@ -116,9 +116,9 @@ func moveFilters(q core.ListQuery, add func(cond string, args ...any)) {
 		add("r.source = ?", q.Source)
 	}
 	if q.Theme != "" {
-		// Tested per row in listing order, through the insights' (workspace, record) index.
-		add(`EXISTS (SELECT 1 FROM insights i, json_each(i.themes) je WHERE i.workspace_id = r.workspace_id
-			AND i.record_id = r.id AND je.type = 'text' AND je.value = ?)`, q.Theme)
+		// Tested per row in listing order: one primary-key probe of the theme roll-up's record rows.
+		add(`EXISTS (SELECT 1 FROM record_themes x WHERE x.workspace_id = r.workspace_id
+			AND x.record_id = r.id AND x.theme = ?)`, q.Theme)
 	}
 	if q.CustomerEmailKey != "" {
 		add("lower(r.customer_email) = ?", q.CustomerEmailKey)

@@ -49,9 +49,12 @@ func (s *Store) ThemeSignals(ctx context.Context, ws core.ID, q core.SignalQuery
 		themes = append(themes, p.Theme)
 	}
 	in := "?" + strings.Repeat(", ?", len(parts)-1)
-	rows, err = s.rq.QueryContext(ctx, `SELECT d.theme, c.name, sum(d.n) FROM theme_day_companies d
-		JOIN companies c ON c.id = d.company_id
-		WHERE d.workspace_id = ? AND d.day BETWEEN ? AND ? AND d.theme IN (`+in+`) GROUP BY d.theme, c.name`, themes...)
+	// The day rows are summed per company first, so that each company's name is looked up once per
+	// theme rather than once per day it was named on.
+	rows, err = s.rq.QueryContext(ctx, `SELECT d.theme, c.name, sum(d.cn) FROM (SELECT theme, company_id, sum(n) AS cn
+			FROM theme_day_companies WHERE workspace_id = ? AND day BETWEEN ? AND ? AND theme IN (`+in+`)
+			GROUP BY theme, company_id) d
+		JOIN companies c ON c.id = d.company_id GROUP BY d.theme, c.name`, themes...)
 	if err != nil {
 		return nil, s.fail("theme signals: companies", err)
 	}

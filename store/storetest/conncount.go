@@ -52,7 +52,7 @@ var connectorCountTests = map[string]func(t *testing.T, f *fixture){
 		equal(t, "flushed and pending", today(), map[string][2]int{"inbox": {3, 1}, "hook": {0, 5}})
 		noErr(t, "flush", f.svc.FlushConnectorCounts(f.ctx))
 		noErr(t, "an empty flush", f.svc.FlushConnectorCounts(f.ctx))
-		stored, err := f.st.ConnectorCounts(f.ctx, a, core.SeriesDay(now))
+		stored, err := f.st.ConnectorCounts(f.ctx, a, core.EpochDay(now))
 		noErr(t, "stored", err)
 		equal(t, "stored once each", len(stored), 2)
 		// The next UTC day starts from nothing.

@@ -38,7 +38,7 @@ var seriesTests = map[string]func(t *testing.T, f *fixture){
 			noErr(t, "complete", f.st.CompleteInsightJob(f.ctx, j, "w", ins))
 		}
 		asked := []string{"export", "ui", "Billing", "é-theme", "absent"}
-		first := core.SeriesDay(day)
+		first := core.EpochDay(day)
 		for _, c := range []struct {
 			from          int64
 			days, buckets int
