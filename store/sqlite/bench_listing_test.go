@@ -4,9 +4,13 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -117,6 +121,12 @@ func fillListing(b *testing.B, n int) (*Store, core.ID, listingShape) {
 	}
 	if _, err := st.w.ExecContext(ctx, `ANALYZE`); err != nil {
 		b.Fatal(err)
+	}
+	if keep := os.Getenv("FEEDBRIDGE_BENCH_KEEP"); keep != "" {
+		// A copy of the filled store, to read query plans from without filling again.
+		if _, err := st.w.ExecContext(ctx, `VACUUM INTO ?`, keep); err != nil {
+			b.Fatal(err)
+		}
 	}
 	q := func(dst any, query string, args ...any) {
 		if err := st.w.QueryRowContext(ctx, query, args...).Scan(dst); err != nil {
@@ -231,4 +241,72 @@ func BenchmarkListingFilters(b *testing.B) {
 		b.ReportMetric(worst, "max-p50-ms")
 		b.Logf("slowest listing: %s", worstName)
 	}
+}
+
+// BenchmarkReadMemory fills a store as BenchmarkListingFilters does, runs a read load on it (every listing
+// case and searches, from six goroutines, for a few seconds), then reports the process's resident memory
+// (VmRSS, after the load and a collection) and its peak (VmHWM) in MiB, and the Go heap in use. The page
+// caches of the read pools are what the bound in openPools limits.
+//
+//	go test -run '^$' -bench ReadMemory -benchtime 1x ./store/sqlite/
+func BenchmarkReadMemory(b *testing.B) {
+	n := benchRecords(b)
+	st, ws, sh := fillListing(b, n)
+	ctx := context.Background()
+	cases := listingCases(sh)
+	terms := []string{"export", "dashboard", "login", "slow export", "wbal1", "timeout error"}
+	for b.Loop() {
+		deadline := time.Now().Add(8 * time.Second)
+		var wg sync.WaitGroup
+		for g := range 6 {
+			wg.Go(func() {
+				for i := g; time.Now().Before(deadline); i++ {
+					q := cases[i%len(cases)].q
+					if i%3 == 0 {
+						q.Search = terms[i%len(terms)]
+					}
+					if q.Type == "" {
+						q.Type = core.RecordFeedback
+					}
+					q.Limit = core.DefaultPageSize + 1
+					if _, err := st.Records(ctx, ws, q); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		runtime.GC()
+		debug.FreeOSMemory()
+		rss, hwm := procStatusKB(b, "VmRSS:"), procStatusKB(b, "VmHWM:")
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		b.ReportMetric(float64(rss)/1024, "rss-MiB")
+		b.ReportMetric(float64(hwm)/1024, "peak-rss-MiB")
+		// Anonymous memory is the page caches and the heaps; file-backed memory is the writer's map of the
+		// database file, which the kernel can drop.
+		b.ReportMetric(float64(procStatusKB(b, "RssAnon:"))/1024, "rss-anon-MiB")
+		b.ReportMetric(float64(procStatusKB(b, "RssFile:"))/1024, "rss-file-MiB")
+		b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "go-heap-MiB")
+	}
+}
+
+// procStatusKB reads one kB figure of /proc/self/status.
+func procStatusKB(b *testing.B, field string) int {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		b.Skip("no /proc/self/status:", err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, field); ok {
+			var kb int
+			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb); err != nil {
+				b.Fatal(line, err)
+			}
+			return kb
+		}
+	}
+	b.Fatalf("%s not in /proc/self/status", field)
+	return 0
 }

@@ -80,6 +80,20 @@ const readers = 4
 // share one of them between them: the other is kept for the rest (fairshare.NewSearchGate).
 const searchReaders = 2
 
+// readerCacheKiB and searchCacheKiB are the page cache of each connection of the two read pools. A
+// connection keeps its cache for as long as it is open, so after a burst of reads the daemon holds about
+// readers×readerCacheKiB + searchReaders×searchCacheKiB of it; pages beyond it are read again from the
+// operating system's cache, which the kernel shares and reclaims.
+const (
+	readerCacheKiB = 4 << 10
+	searchCacheKiB = 4 << 10
+)
+
+// writerMapBytes is how much of the database file the writer reads through a memory map (see open). The
+// pages it has touched count in the daemon's resident memory (as file-backed memory, which the kernel can
+// drop) up to this size; past it the writer reads with system calls.
+const writerMapBytes = 32 << 20
+
 // readLimit is the longest a listing runs before it is interrupted and answered as unavailable.
 const readLimit = 10 * time.Second
 
@@ -172,13 +186,13 @@ func open(ctx context.Context, path string, busy time.Duration, mode Mode) (*Sto
 // openPools opens the two read pools (see searchReaders). They open after the migrations so that their
 // first statement already sees the schema. On failure the store is closed.
 func (s *Store) openPools() error {
-	r, err := openReaders(s.path, s.busy, readers, 65536, s.role.readerDSN())
+	r, err := openReaders(s.path, s.busy, readers, readerCacheKiB, s.role.readerDSN())
 	if err != nil {
 		s.Close()
 		return fmt.Errorf("sqlite: open %s: %w", s.path, err)
 	}
 	s.r, s.rq = r, reader{newStmtCache(r)}
-	sr, err := openReaders(s.path, s.busy, searchReaders, 32768, s.role.readerDSN())
+	sr, err := openReaders(s.path, s.busy, searchReaders, searchCacheKiB, s.role.readerDSN())
 	if err != nil {
 		s.Close()
 		return fmt.Errorf("sqlite: open %s: %w", s.path, err)
