@@ -208,8 +208,15 @@ func (s *Store) page(ctx context.Context, rq reader, f filter, cond string, cond
 		where = append(append([]string{}, where...), cond)
 		args = append(args, condArgs...)
 	}
-	rows, err := rq.QueryContext(ctx, recordSelect+` WHERE `+strings.Join(where, " AND ")+
-		f.orderBy(asc)+` LIMIT ?`, append(args, limit)...)
+	query := recordSelect + ` WHERE ` + strings.Join(where, " AND ") + f.orderBy(asc) + ` LIMIT ?`
+	if cond == "" {
+		// The page's rows are chosen first by their sort keys alone and only then read whole with their
+		// joins: when the listing has to sort (a date window in another order than creation), the sort
+		// holds keys instead of whole records.
+		query = recordSelect + ` WHERE r.seq IN (SELECT r.seq FROM records r WHERE ` + strings.Join(where, " AND ") +
+			f.orderBy(asc) + ` LIMIT ?)` + f.orderBy(asc)
+	}
+	rows, err := rq.QueryContext(ctx, query, append(args, limit)...)
 	if err != nil {
 		return nil, err
 	}
