@@ -52,36 +52,45 @@ type filter struct {
 // page of them turns up; above it, the walk finds a page sooner.
 const driveMax = 2000
 
-// drive names the set a listing starts from: one of its tags, or (linkedTo) the records linked to the
-// Idea it filters by; neither when every such set is common.
+// drive names the set a listing starts from: the records holding all of its tags, or (linkedTo) the
+// records linked to the Idea it filters by; neither when every such set is common.
 type drive struct {
-	tag      core.ID
+	tags     bool
 	linkedTo bool
 }
 
-// pickDrive picks the rarest of the listing's tags and linked-to Idea when it has at most driveMax records.
-// Counting one set's entries reads one index range, at most driveMax+1 entries; the planner's statistics
-// cannot tell a rare tag from a common one, and the wrong choice costs a sort of every record of a common
-// one.
+// tagsIn is the subquery of the records that hold all of n tags, read from the tags' index alone.
+func tagsIn(n int) string {
+	return strings.TrimSuffix(strings.Repeat(`SELECT record_id FROM record_tags WHERE tag_id = ? INTERSECT `, n), ` INTERSECT `)
+}
+
+// pickDrive picks the smaller of the listing's tags' common records and its linked-to Idea's records
+// when it has at most driveMax records. Counting reads the index ranges of the tags (one of them at most
+// driveMax+1 entries long); the planner's statistics cannot tell a rare tag from a common one, and the
+// wrong choice costs a sort of every record of a common one.
 func (s *Store) pickDrive(ctx context.Context, q core.ListQuery) (drive, error) {
 	var d drive
 	least := driveMax + 1
-	count := func(query string, id core.ID) (int, error) {
+	count := func(query string, args ...any) (int, error) {
 		var n int
-		err := s.rq.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM `+query+` LIMIT ?)`, id, driveMax+1).Scan(&n)
+		err := s.rq.QueryRowContext(ctx, `SELECT count(*) FROM (`+query+` LIMIT ?)`, append(args, driveMax+1)...).Scan(&n)
 		return n, err
 	}
-	for _, t := range q.TagIDs {
-		n, err := count(`record_tags WHERE tag_id = ?`, t)
+	if len(q.TagIDs) > 0 {
+		args := make([]any, len(q.TagIDs))
+		for i, t := range q.TagIDs {
+			args[i] = t
+		}
+		n, err := count(tagsIn(len(args)), args...)
 		if err != nil {
 			return drive{}, err
 		}
 		if n < least {
-			d.tag, least = t, n
+			d.tags, least = true, n
 		}
 	}
 	if q.LinkedTo != "" {
-		n, err := count(`record_links WHERE target_id = ?`, q.LinkedTo)
+		n, err := count(`SELECT 1 FROM record_links WHERE target_id = ?`, q.LinkedTo)
 		if err != nil {
 			return drive{}, err
 		}
@@ -118,11 +127,15 @@ func listFilter(ws core.ID, q core.ListQuery, d drive) filter {
 	if q.UserID != "" {
 		add("r.assignee_id = ?", q.UserID)
 	}
-	for _, t := range q.TagIDs {
-		if t == d.tag {
-			// An IN list lets the planner start from a rare tag's index entries instead of testing every row.
-			add("r.id IN (SELECT record_id FROM record_tags WHERE tag_id = ?)", t)
-		} else {
+	if d.tags {
+		// An IN list lets the planner start from the tags' index entries instead of testing every row.
+		args := make([]any, len(q.TagIDs))
+		for i, t := range q.TagIDs {
+			args[i] = t
+		}
+		add("r.id IN ("+tagsIn(len(args))+")", args...)
+	} else {
+		for _, t := range q.TagIDs {
 			// A test per record by the tag's primary key: the planner walks the listing's order instead.
 			add("EXISTS (SELECT 1 FROM record_tags t WHERE t.record_id = r.id AND t.tag_id = ?)", t)
 		}
