@@ -70,10 +70,10 @@ func tagsIn(n int) string {
 // wrong choice costs a sort of every record of a common one.
 func (s *Store) pickDrive(ctx context.Context, q core.ListQuery) (drive, error) {
 	var d drive
-	least := driveMax + 1
+	least := s.driveMax + 1
 	count := func(query string, args ...any) (int, error) {
 		var n int
-		err := s.rq.QueryRowContext(ctx, `SELECT count(*) FROM (`+query+` LIMIT ?)`, append(args, driveMax+1)...).Scan(&n)
+		err := s.rq.QueryRowContext(ctx, `SELECT count(*) FROM (`+query+` LIMIT ?)`, append(args, s.driveMax+1)...).Scan(&n)
 		return n, err
 	}
 	if len(q.TagIDs) > 0 {
