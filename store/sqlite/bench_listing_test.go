@@ -192,13 +192,11 @@ func listingCases(sh listingShape) []struct {
 		t.From, t.To = sh.from, sh.to
 		cases = append(cases, c{k.name + "+tag+dates", t})
 	}
-	for _, k := range []c{
+	cases = append(cases, []c{
 		{"type+status+source+product", core.ListQuery{Type: core.RecordFeedback, Statuses: []string{core.StatusTriage}, Source: "API", ProductID: sh.products[1]}},
 		{"company+tag+search", core.ListQuery{CompanyID: sh.bigCompany, TagIDs: []core.ID{sh.commonTag}, Search: "dashboard"}},
 		{"rare-tag+dates+search", core.ListQuery{TagIDs: []core.ID{sh.rareTag}, From: sh.from, To: sh.to, Search: "login"}},
-	} {
-		cases = append(cases, k)
-	}
+	}...)
 	return cases
 }
 
