@@ -117,7 +117,8 @@ func open(ctx context.Context, path string, busy time.Duration, mode Mode) (*Sto
 	}
 	// The writer reads the pages it changes through a memory map: FTS5's segment merges re-read much of the
 	// index, and reading it with a system call per page was most of the bulk path's time past 100k
-	// records. Only the writer maps: a reader drops its map whenever another connection commits.
+	// records. Only the writer maps, and at most writerMapBytes of the file: a reader drops its map whenever another
+	// connection commits.
 	w, err := sql.Open("sqlite", dsn(path, busy, mode.writerDSN()))
 	if err != nil {
 		return nil, openError(path, err)
