@@ -46,6 +46,12 @@ func (e *env) partAPI(ctx context.Context) *Part {
 	// The demand listing fills 100,000 records, quick enough on SQLite to run in both modes.
 	e.run(ctx, p, goBench{Pkg: "./store/sqlite", Bench: "^BenchmarkDemandListing$", Benchtime: "1x", Timeout: 15 * time.Minute},
 		100_000, "BenchmarkDemandListing")
+	// Every listing filter alone, with a date window and with a tag, over 100,000 records of a realistic
+	// shape; then the process's resident memory after a read load on such a store.
+	e.run(ctx, p, goBench{Pkg: "./store/sqlite", Bench: "^BenchmarkListingFilters$", Benchtime: "1x", Timeout: 15 * time.Minute},
+		100_000, "BenchmarkListingFilters")
+	e.run(ctx, p, goBench{Pkg: "./store/sqlite", Bench: "^BenchmarkReadMemory$", Benchtime: "1x", Timeout: 15 * time.Minute},
+		100_000, "BenchmarkReadMemory")
 	if e.cfg.Mode == "quick" {
 		// BenchmarkSearch always fills 120,000 records first, minutes on a busy machine; quick mode measures
 		// search through the API on the smaller store of the pair part instead.

@@ -82,6 +82,7 @@ func targets() []Target {
 	rows = append(rows, moveTargets()...)
 	rows = append(rows, Target{Issue: 28, What: "connection pool ≥ 0.95 × a plain listener (8 clients, keep-alive)", Store: "none", Part: "api",
 		Keys: []string{"./daemon:BenchmarkConnPool:pool/plain"}, Op: ">=", Limit: 0.95})
+	rows = append(rows, listingTargets()...)
 	rows = append(rows, fairTargets()...)
 	rows = append(rows, eventTargets()...)
 	return append(rows, consoleTargets()...)
@@ -126,6 +127,24 @@ func consoleTargets() []Target {
 			Keys: []string{"./console:BenchmarkPages/" + st.kind + ":inbox-KB"}, Op: "<", Limit: 150, Size: st.size})
 	}
 	return out
+}
+
+// listingTargets are those of listings and memory at size: every filter combination of GET /records and
+// the SQLite store's resident memory after reads, over 100,000 records of a realistic shape.
+func listingTargets() []Target {
+	const lf = "./store/sqlite:BenchmarkListingFilters:"
+	return []Target{
+		{Issue: 31, What: "every listing filter combination p50 < 20 ms (the slowest of them)", Store: "SQLite", Part: "api",
+			Keys: []string{lf + "max-p50-ms"}, Op: "<", Limit: 20, Size: 100_000},
+		{Issue: 31, What: "listing by a common tag within a date window p50 < 20 ms", Store: "SQLite", Part: "api",
+			Keys: []string{lf + "tag-common+dates:p50-ms"}, Op: "<", Limit: 20, Size: 100_000},
+		{Issue: 31, What: "listing by a common tag p50 < 20 ms", Store: "SQLite", Part: "api",
+			Keys: []string{lf + "tag-common:p50-ms"}, Op: "<", Limit: 20, Size: 100_000},
+		{Issue: 31, What: "resident memory < 150 MiB after a read load (VmRSS of the benchmark process)", Store: "SQLite", Part: "api",
+			Keys: []string{"./store/sqlite:BenchmarkReadMemory:rss-MiB"}, Op: "<", Limit: 150, Size: 100_000},
+		{Issue: 31, What: "every listing filter combination p50 < 20 ms at 1,000,000 records", Store: "PostgreSQL",
+			Note: "not measured yet: the listing benchmark has no PostgreSQL variant"},
+	}
 }
 
 // moveTargets are those of records that move, which came without an issue number.

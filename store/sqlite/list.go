@@ -13,15 +13,16 @@ import (
 func (s *Store) Records(ctx context.Context, ws core.ID, q core.ListQuery) ([]core.Record, error) {
 	ctx, cancel := fairshare.Cap(ctx, s.readLimit)
 	defer cancel()
-	f := listFilter(ws, q)
+	drive, err := s.pickDrive(ctx, q)
+	if err != nil {
+		return nil, s.fail("records", fairshare.Err(ctx, err))
+	}
+	f := listFilter(ws, q, drive)
 	limit := q.Limit
 	if limit <= 0 {
 		limit = core.DefaultPageSize
 	}
-	var (
-		recs []core.Record
-		err  error
-	)
+	var recs []core.Record
 	if q.Search == "" {
 		recs, err = s.page(ctx, s.rq, f, "", nil, q.Asc, limit)
 	} else {
@@ -46,7 +47,63 @@ type filter struct {
 	order string // core.OrderCreated, OrderUpdated or OrderDemand
 }
 
-func listFilter(ws core.ID, q core.ListQuery) filter {
+// driveMax is the most records a tag or a linked-to Idea may have for a listing to start from its index
+// entries: below it, reading and sorting those records costs less than walking the listing's order until a
+// page of them turns up; above it, the walk finds a page sooner.
+const driveMax = 2000
+
+// drive names the set a listing starts from: the records holding all of its tags, or (linkedTo) the
+// records linked to the Idea it filters by; neither when every such set is common.
+type drive struct {
+	tags     bool
+	linkedTo bool
+}
+
+// tagsIn is the subquery of the records that hold all of n tags, read from the tags' index alone.
+func tagsIn(n int) string {
+	return strings.TrimSuffix(strings.Repeat(`SELECT record_id FROM record_tags WHERE tag_id = ? INTERSECT `, n), ` INTERSECT `)
+}
+
+// pickDrive picks the smaller of the listing's tags' common records and its linked-to Idea's records
+// when it has at most driveMax records. Counting reads the index ranges of the tags (one of them at most
+// driveMax+1 entries long); the planner's statistics cannot tell a rare tag from a common one, and the
+// wrong choice costs a sort of every record of a common one.
+func (s *Store) pickDrive(ctx context.Context, q core.ListQuery) (drive, error) {
+	var d drive
+	least := s.driveMax + 1
+	count := func(query string, args ...any) (int, error) {
+		var n int
+		err := s.rq.QueryRowContext(ctx, `SELECT count(*) FROM (`+query+` LIMIT ?)`, append(args, s.driveMax+1)...).Scan(&n)
+		return n, err
+	}
+	if len(q.TagIDs) > 0 {
+		args := make([]any, len(q.TagIDs))
+		for i, t := range q.TagIDs {
+			args[i] = t
+		}
+		n, err := count(tagsIn(len(args)), args...)
+		if err != nil {
+			return drive{}, err
+		}
+		if n < least {
+			d.tags, least = true, n
+		}
+	}
+	if q.LinkedTo != "" {
+		n, err := count(`SELECT 1 FROM record_links WHERE target_id = ?`, q.LinkedTo)
+		if err != nil {
+			return drive{}, err
+		}
+		if n < least {
+			d = drive{linkedTo: true}
+		}
+	}
+	return d, nil
+}
+
+// listFilter builds the listing's conditions; d is the set the listing starts from (pickDrive), the other
+// sets being tested record by record.
+func listFilter(ws core.ID, q core.ListQuery, d drive) filter {
 	f := filter{where: []string{"r.workspace_id = ?"}, args: []any{ws}}
 	add := func(cond string, args ...any) {
 		f.where = append(f.where, cond)
@@ -70,11 +127,20 @@ func listFilter(ws core.ID, q core.ListQuery) filter {
 	if q.UserID != "" {
 		add("r.assignee_id = ?", q.UserID)
 	}
-	for _, t := range q.TagIDs {
-		// An IN list lets the planner start from a rare tag's index entries instead of testing every row.
-		add("r.id IN (SELECT record_id FROM record_tags WHERE tag_id = ?)", t)
+	if d.tags {
+		// An IN list lets the planner start from the tags' index entries instead of testing every row.
+		args := make([]any, len(q.TagIDs))
+		for i, t := range q.TagIDs {
+			args[i] = t
+		}
+		add("r.id IN ("+tagsIn(len(args))+")", args...)
+	} else {
+		for _, t := range q.TagIDs {
+			// A test per record by the tag's primary key: the planner walks the listing's order instead.
+			add("EXISTS (SELECT 1 FROM record_tags t WHERE t.record_id = r.id AND t.tag_id = ?)", t)
+		}
 	}
-	moveFilters(q, add)
+	moveFilters(q, d.linkedTo, add)
 	if q.Order == core.OrderDemand {
 		// Spelled out so that the planner sees the demand index's condition in the query.
 		add("r.type IN ('Idea', 'Feature')")
@@ -98,8 +164,8 @@ func listFilter(ws core.ID, q core.ListQuery) filter {
 }
 
 // moveFilters adds the conditions of statuses, customers and links; without a status filter Merged
-// records are left out.
-func moveFilters(q core.ListQuery, add func(cond string, args ...any)) {
+// records are left out. linkDrives makes the linked-to Idea's records the set the listing starts from (pickDrive).
+func moveFilters(q core.ListQuery, linkDrives bool, add func(cond string, args ...any)) {
 	if len(q.Statuses) == 0 {
 		add("r.status <> ?", core.StatusMerged)
 	} else {
@@ -121,7 +187,7 @@ func moveFilters(q core.ListQuery, add func(cond string, args ...any)) {
 			AND x.record_id = r.id AND x.theme = ?)`, q.Theme)
 	}
 	if q.CustomerEmailKey != "" {
-		add("lower(r.customer_email) = ?", q.CustomerEmailKey)
+		add("r.customer_email <> '' AND lower(r.customer_email) = ?", q.CustomerEmailKey) // the first term names the index's condition
 	}
 	if q.Linked != nil {
 		cond := "EXISTS (SELECT 1 FROM record_links l WHERE l.feedback_id = r.id)"
@@ -130,8 +196,10 @@ func moveFilters(q core.ListQuery, add func(cond string, args ...any)) {
 		}
 		add(cond)
 	}
-	if q.LinkedTo != "" {
+	if q.LinkedTo != "" && linkDrives {
 		add("r.id IN (SELECT feedback_id FROM record_links WHERE target_id = ?)", q.LinkedTo)
+	} else if q.LinkedTo != "" {
+		add("EXISTS (SELECT 1 FROM record_links l WHERE l.feedback_id = r.id AND l.target_id = ?)", q.LinkedTo)
 	}
 }
 
@@ -158,8 +226,15 @@ func (s *Store) page(ctx context.Context, rq reader, f filter, cond string, cond
 		where = append(append([]string{}, where...), cond)
 		args = append(args, condArgs...)
 	}
-	rows, err := rq.QueryContext(ctx, recordSelect+` WHERE `+strings.Join(where, " AND ")+
-		f.orderBy(asc)+` LIMIT ?`, append(args, limit)...)
+	query := recordSelect + ` WHERE ` + strings.Join(where, " AND ") + f.orderBy(asc) + ` LIMIT ?`
+	if cond == "" {
+		// The page's rows are chosen first by their sort keys alone and only then read whole with their
+		// joins: when the listing has to sort (a date window in another order than creation), the sort
+		// holds keys instead of whole records.
+		query = recordSelect + ` WHERE r.seq IN (SELECT r.seq FROM records r WHERE ` + strings.Join(where, " AND ") +
+			f.orderBy(asc) + ` LIMIT ?)` + f.orderBy(asc)
+	}
+	rows, err := rq.QueryContext(ctx, query, append(args, limit)...)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -51,7 +52,7 @@ func (m Mode) writerDSN() string {
 		// No automatic checkpoint: one commit of a command must not pay for copying the daemon's log.
 		return "&_txlock=immediate&_pragma=wal_autocheckpoint(0)"
 	}
-	return "&_txlock=immediate&_pragma=mmap_size(8589934592)&_pragma=wal_autocheckpoint(4000)"
+	return "&_txlock=immediate&_pragma=mmap_size(" + strconv.Itoa(writerMapBytes) + ")&_pragma=wal_autocheckpoint(4000)"
 }
 
 // readerDSN is the read pools' extra parameters.

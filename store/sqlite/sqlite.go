@@ -40,6 +40,7 @@ type Store struct {
 	signals    *fairshare.Gate   // one signals aggregation at a time per workspace
 	searches   *fairshare.Gate   // one search at a time per workspace
 	readLimit  time.Duration     // longest a listing may run, whatever the caller's deadline
+	driveMax   int               // see driveMax; tests lower it to take the other path
 	claimAfter map[string]string // per queue, the workspace its last fair claim ended on (queue_fair.go); the writer's
 
 	jobqueue.Views // insight jobs and deliveries on the general queue
@@ -81,6 +82,20 @@ const readers = 4
 // share one of them between them: the other is kept for the rest (fairshare.NewSearchGate).
 const searchReaders = 2
 
+// readerCacheKiB and searchCacheKiB are the page cache of each connection of the two read pools. A
+// connection keeps its cache for as long as it is open, so after a burst of reads the daemon holds about
+// readers×readerCacheKiB + searchReaders×searchCacheKiB of it; pages beyond it are read again from the
+// operating system's cache, which the kernel shares and reclaims.
+const (
+	readerCacheKiB = 4 << 10
+	searchCacheKiB = 4 << 10
+)
+
+// writerMapBytes is how much of the database file the writer reads through a memory map (see open). The
+// pages it has touched count in the daemon's resident memory (as file-backed memory, which the kernel can
+// drop) up to this size; past it the writer reads with system calls.
+const writerMapBytes = 32 << 20
+
 // readLimit is the longest a listing runs before it is interrupted and answered as unavailable.
 const readLimit = 10 * time.Second
 
@@ -103,7 +118,8 @@ func open(ctx context.Context, path string, busy time.Duration, mode Mode) (*Sto
 	}
 	// The writer reads the pages it changes through a memory map: FTS5's segment merges re-read much of the
 	// index, and reading it with a system call per page was most of the bulk path's time past 100k
-	// records. Only the writer maps: a reader drops its map whenever another connection commits.
+	// records. Only the writer maps, and at most writerMapBytes of the file: a reader drops its map whenever another
+	// connection commits.
 	w, err := sql.Open("sqlite", dsn(path, busy, mode.writerDSN()))
 	if err != nil {
 		return nil, openError(path, err)
@@ -119,7 +135,7 @@ func open(ctx context.Context, path string, busy time.Duration, mode Mode) (*Sto
 		w.Close()
 		return nil, openError(path, err)
 	}
-	s := &Store{w: w, wc: newStmtCache(w), path: path, now: time.Now, busy: busy, searches: fairshare.NewSearchGate(searchReaders), signals: fairshare.NewSignalGate(), readLimit: readLimit,
+	s := &Store{w: w, wc: newStmtCache(w), path: path, now: time.Now, busy: busy, searches: fairshare.NewSearchGate(searchReaders), signals: fairshare.NewSignalGate(), readLimit: readLimit, driveMax: driveMax,
 		role: mode, turn: openTurn(path, mode),
 		lead: make(chan struct{}, 1), nums: map[core.ID]int64{}, quit: make(chan struct{}), stopped: make(chan struct{}),
 		resolved: newResolved(), kick: make(chan struct{}, 1), urgent: make(chan struct{}, 1), indexed: make(chan struct{}), checkpointed: make(chan struct{})}
@@ -173,13 +189,13 @@ func open(ctx context.Context, path string, busy time.Duration, mode Mode) (*Sto
 // openPools opens the two read pools (see searchReaders). They open after the migrations so that their
 // first statement already sees the schema. On failure the store is closed.
 func (s *Store) openPools() error {
-	r, err := openReaders(s.path, s.busy, readers, 65536, s.role.readerDSN())
+	r, err := openReaders(s.path, s.busy, readers, readerCacheKiB, s.role.readerDSN())
 	if err != nil {
 		s.Close()
 		return fmt.Errorf("sqlite: open %s: %w", s.path, err)
 	}
 	s.r, s.rq = r, reader{newStmtCache(r)}
-	sr, err := openReaders(s.path, s.busy, searchReaders, 32768, s.role.readerDSN())
+	sr, err := openReaders(s.path, s.busy, searchReaders, searchCacheKiB, s.role.readerDSN())
 	if err != nil {
 		s.Close()
 		return fmt.Errorf("sqlite: open %s: %w", s.path, err)

@@ -1,0 +1,103 @@
+package sqlite
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/feedbridge/feedbridge/core"
+)
+
+// TestListingDrivesAgree: a listing by tags or by a linked-to Idea returns the same records in the same
+// order whether it starts from the tags' or the links' index entries (a rare set) or walks the listing's
+// order testing each record (a common one), and exactly the records that hold every filter.
+func TestListingDrivesAgree(t *testing.T) {
+	ctx := t.Context()
+	st, err := Open(ctx, filepath.Join(t.TempDir(), "drive.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ws := core.Workspace{ID: core.NewID(), Name: "drive", Plan: core.PlanBusiness, CreatedAt: time.Now()}
+	if err := st.CreateWorkspace(ctx, ws); err != nil {
+		t.Fatal(err)
+	}
+	tags, err := st.PutLookups(ctx, ws.ID, core.LookupTag, []string{"a", "b", "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b, c := tags[0].ID, tags[1].ID, tags[2].ID
+	base := time.Now().Add(-time.Hour)
+	idea := core.NewIDAt(base)
+	batch := []core.NewRecord{{ID: idea, Type: core.RecordIdea, Title: "idea", Status: core.StatusTriage, Source: "API", CreatedAt: base, UpdatedAt: base}}
+	const n = 300
+	for i := range n {
+		at := base.Add(time.Duration(i+1) * time.Second)
+		r := core.NewRecord{ID: core.NewIDAt(at), Type: core.RecordFeedback, Title: fmt.Sprintf("r%d", i), Status: core.StatusTriage,
+			Source: "API", CreatedAt: at, UpdatedAt: at.Add(time.Duration(i%7) * time.Minute)}
+		if i%2 == 0 {
+			r.TagIDs = append(r.TagIDs, a)
+		}
+		if i%3 == 0 {
+			r.TagIDs = append(r.TagIDs, b)
+		}
+		if i == 5 {
+			r.TagIDs = append(r.TagIDs, c)
+		}
+		batch = append(batch, r)
+	}
+	if _, err := st.CreateRecords(ctx, ws.ID, batch); err != nil {
+		t.Fatal(err)
+	}
+	// Every fifth Feedback is linked to the Idea.
+	if _, err := st.w.ExecContext(ctx, `INSERT INTO record_links(workspace_id, feedback_id, target_id, created_at)
+		SELECT workspace_id, id, ?, created_at FROM records WHERE type = 'Feedback' AND CAST(substr(title, 2) AS INTEGER) % 5 = 0`, idea); err != nil {
+		t.Fatal(err)
+	}
+	from, to := base.Add(50*time.Second), base.Add(250*time.Second)
+	cases := []struct {
+		name string
+		q    core.ListQuery
+		want func(i int) bool
+	}{
+		{"tag", core.ListQuery{TagIDs: []core.ID{a}}, func(i int) bool { return i%2 == 0 }},
+		{"two tags", core.ListQuery{TagIDs: []core.ID{a, b}}, func(i int) bool { return i%6 == 0 }},
+		{"rare and common tag", core.ListQuery{TagIDs: []core.ID{c, b}}, func(i int) bool { return false }},
+		{"rare tag", core.ListQuery{TagIDs: []core.ID{c}}, func(i int) bool { return i == 5 }},
+		{"tag in window", core.ListQuery{TagIDs: []core.ID{b}, From: from, To: to}, func(i int) bool { return i%3 == 0 && i+1 >= 50 && i+1 <= 250 }},
+		{"linked to", core.ListQuery{LinkedTo: idea}, func(i int) bool { return i%5 == 0 }},
+		{"linked to and tag", core.ListQuery{LinkedTo: idea, TagIDs: []core.ID{a}}, func(i int) bool { return i%10 == 0 }},
+		{"tag by update, ascending", core.ListQuery{TagIDs: []core.ID{a}, Order: core.OrderUpdated, Asc: true}, func(i int) bool { return i%2 == 0 }},
+	}
+	list := func(q core.ListQuery, max int) []core.ID {
+		st.driveMax = max
+		defer func() { st.driveMax = driveMax }()
+		q.Type, q.Limit = core.RecordFeedback, 1000
+		recs, err := st.Records(ctx, ws.ID, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := make([]core.ID, len(recs))
+		for i, r := range recs {
+			ids[i] = r.ID
+		}
+		return ids
+	}
+	for _, k := range cases {
+		driven, walked := list(k.q, driveMax), list(k.q, -1)
+		if !slices.Equal(driven, walked) {
+			t.Errorf("%s: starting from the index gave %d records, walking the order %d, or another order", k.name, len(driven), len(walked))
+		}
+		want := 0
+		for i := range n {
+			if k.want(i) {
+				want++
+			}
+		}
+		if len(driven) != want {
+			t.Errorf("%s: %d records, want %d", k.name, len(driven), want)
+		}
+	}
+}
