@@ -18,7 +18,7 @@ import (
 // import undo, suggestions) cost a create: core.Service.Submit into a store as migrated, against the same
 // binary's Submit into a store of the same kind from which the schema objects those features put on the
 // create path are dropped (the company count triggers, the demand, suggestion-refresh, contact and
-// import-run indexes, the index of insight jobs by record, the index of companies by count). The Go side is
+// import-run indexes, the index of companies by count). The Go side is
 // the same in both arms: a create writes no history row (its "created" entry is read from created_by) and
 // no event without a subscriber, which leaves the schema as the only difference. Creates are one at a time,
 // three Feedback to one Idea, each with a customer at one of 100 companies, in blocks of 50 that alternate
@@ -31,7 +31,7 @@ func BenchmarkCreateMovesCost(b *testing.B) {
 		with := openSQLiteBench(b, filepath.Join(dir, "with.db"), nil)
 		without := openSQLiteBench(b, filepath.Join(dir, "without.db"), []string{
 			`DROP TRIGGER records_count_insert`, `DROP TRIGGER companies_created`,
-			`DROP INDEX records_demand`, `DROP INDEX insight_jobs_record`, `DROP INDEX records_contact`,
+			`DROP INDEX records_demand`, `DROP INDEX records_contact`,
 			`DROP INDEX records_import_run`, `DROP INDEX companies_by_count`,
 		})
 		benchCreateMoves(b, with, without)
@@ -43,7 +43,7 @@ func BenchmarkCreateMovesCost(b *testing.B) {
 		with, without := pgtest.Open(b), pgtest.Open(b)
 		for _, q := range []string{
 			`DROP TRIGGER records_count_insert ON records`,
-			`DROP INDEX records_demand`, `DROP INDEX insight_jobs_record`, `DROP INDEX records_import_run`,
+			`DROP INDEX records_demand`, `DROP INDEX records_import_run`,
 			`DROP INDEX companies_by_count`, `DROP INDEX IF EXISTS records_updated`,
 		} {
 			_, err := without.Pool().Exec(context.Background(), q)
