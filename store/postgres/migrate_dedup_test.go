@@ -2,15 +2,8 @@ package postgres_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
-	"sort"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/feedbridge/feedbridge/core"
 	"github.com/feedbridge/feedbridge/store/postgres"
@@ -25,39 +18,7 @@ func TestEmailDedupMigration(t *testing.T) {
 	u := pgtest.URL(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	pool, err := pgxpool.New(ctx, u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	exec := func(q string, args ...any) {
-		t.Helper()
-		if _, err := pool.Exec(ctx, q, args...); err != nil {
-			t.Fatalf("%.60s: %v", q, err)
-		}
-	}
-	exec(`CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`)
-	files, err := filepath.Glob(filepath.Join("migrations", "*.sql"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sort.Strings(files)
-	for _, f := range files {
-		name := filepath.Base(f)
-		v, err := strconv.Atoi(name[:strings.IndexByte(name, '_')])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if v >= 4 {
-			break
-		}
-		sql, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		exec(string(sql))
-		exec(`INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, v, strings.TrimSuffix(name, ".sql"))
-	}
+	pool, exec := olderSchema(t, ctx, u, func(v int, _ string) bool { return v >= 4 })
 	ws := core.NewID()
 	exec(`INSERT INTO workspaces (id, name, plan, created_at) VALUES ($1, 'A', 'pro', now())`, string(ws))
 	for _, r := range storetest.LegacyEmailRecords {

@@ -2,22 +2,15 @@ package postgres_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
-	"sort"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/feedbridge/feedbridge/core"
 	"github.com/feedbridge/feedbridge/store/postgres"
 	"github.com/feedbridge/feedbridge/store/postgres/pgtest"
 )
 
-// TestOneQueueMigration builds a schema at version 12, with insight jobs and webhook deliveries in their
+// TestOneQueueMigration builds a schema at version 13, with insight jobs and webhook deliveries in their
 // own tables, then opens the store: the migration after must carry the jobs still to do and the failed
 // ones, and every delivery, onto the general queue as they were (done jobs stay behind), and the queue
 // must then serve them.
@@ -25,39 +18,7 @@ func TestOneQueueMigration(t *testing.T) {
 	u := pgtest.URL(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	pool, err := pgxpool.New(ctx, u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	exec := func(q string, args ...any) {
-		t.Helper()
-		if _, err := pool.Exec(ctx, q, args...); err != nil {
-			t.Fatalf("%.60s: %v", q, err)
-		}
-	}
-	exec(`CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`)
-	files, err := filepath.Glob(filepath.Join("migrations", "*.sql"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sort.Strings(files)
-	for _, f := range files {
-		name := filepath.Base(f)
-		v, err := strconv.Atoi(name[:strings.IndexByte(name, '_')])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if v > 13 {
-			break
-		}
-		sql, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		exec(string(sql))
-		exec(`INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, v, strings.TrimSuffix(name, ".sql"))
-	}
+	pool, exec := olderSchema(t, ctx, u, func(v int, _ string) bool { return v > 13 })
 	ws, rec1, rec2, rec3 := string(core.NewID()), string(core.NewID()), string(core.NewID()), string(core.NewID())
 	queued, running, failed, done := string(core.NewID()), string(core.NewID()), string(core.NewID()), string(core.NewID())
 	exec(`INSERT INTO workspaces (id, name, plan, created_at) VALUES ($1, 'A', 'pro', now())`, ws)

@@ -3,15 +3,9 @@ package postgres_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/feedbridge/feedbridge/core"
 	"github.com/feedbridge/feedbridge/insights"
@@ -25,35 +19,7 @@ func TestThemeRollupMigration(t *testing.T) {
 	u := pgtest.URL(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	pool, err := pgxpool.New(ctx, u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	exec := func(q string, args ...any) {
-		t.Helper()
-		if _, err := pool.Exec(ctx, q, args...); err != nil {
-			t.Fatalf("%.60s: %v", q, err)
-		}
-	}
-	exec(`CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`)
-	files, err := filepath.Glob(filepath.Join("migrations", "*.sql"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sort.Slice(files, func(i, j int) bool { return version(t, files[i]) < version(t, files[j]) })
-	for _, f := range files {
-		name := filepath.Base(f)
-		if strings.Contains(name, "theme_rollup") {
-			break
-		}
-		sql, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		exec(string(sql))
-		exec(`INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, version(t, f), strings.TrimSuffix(name, ".sql"))
-	}
+	_, exec := olderSchema(t, ctx, u, func(_ int, name string) bool { return strings.Contains(name, "theme_rollup") })
 	ws, acme, globex := core.NewID(), core.NewID(), core.NewID()
 	exec(`INSERT INTO workspaces (id, name, plan, created_at) VALUES ($1, 'A', 'pro', now())`, string(ws))
 	exec(`INSERT INTO companies (workspace_id, id, name, domain) VALUES ($1, $2, 'Acme', 'acme.com'), ($1, $3, 'Globex', 'globex.com')`,
@@ -98,13 +64,4 @@ func TestThemeRollupMigration(t *testing.T) {
 			t.Errorf("signal %d after the migration:\n got %s\nwant %s", i, g, w)
 		}
 	}
-}
-
-func version(t *testing.T, file string) int {
-	name := filepath.Base(file)
-	v, err := strconv.Atoi(name[:strings.IndexByte(name, '_')])
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
 }
