@@ -131,7 +131,7 @@ func open(ctx context.Context, path string, busy time.Duration, mode Mode) (*Sto
 	// The connection opens with the full busy timeout (switching a new file to WAL may wait for another
 	// process), then waits at most beginPoll per statement: begin does the longer wait itself, watching
 	// its callers. A connection the driver had to replace waits the full timeout again, as before.
-	if _, err := w.ExecContext(ctx, "PRAGMA busy_timeout = "+strconv.FormatInt(beginPoll.Milliseconds(), 10)); err != nil {
+	if err := firstConn(ctx, w, busy); err != nil {
 		w.Close()
 		return nil, openError(path, err)
 	}
@@ -184,6 +184,24 @@ func open(ctx context.Context, path string, busy time.Duration, mode Mode) (*Sto
 	s.ck = ck
 	go s.checkpointer()
 	return s, nil
+}
+
+// firstConn opens the writer's connection and lowers its busy timeout to beginPoll. Switching a new file to
+// WAL as the connection opens can answer SQLITE_BUSY at once, without waiting, while another process opens
+// the same new file; that try is repeated until busy has passed.
+func firstConn(ctx context.Context, w *sql.DB, busy time.Duration) error {
+	deadline := time.Now().Add(busy)
+	for {
+		_, err := w.ExecContext(ctx, "PRAGMA busy_timeout = "+strconv.FormatInt(beginPoll.Milliseconds(), 10))
+		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 // openPools opens the two read pools (see searchReaders). They open after the migrations so that their
