@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -50,11 +51,21 @@ func (a *app) eventsCommand() *cobra.Command {
 			})
 		}}
 	failed.Flags().String("workspace", "", "only this workspace")
-	retry := &cobra.Command{Use: "retry EVENT_ID|--all", Short: "Queue failed events again", Args: cobra.MaximumNArgs(1),
+	retry := a.retryCommand("EVENT_ID", "event", func(ctx context.Context, svc *core.Service, id core.ID) (int, error) {
+		return svc.RetryEvents(ctx, "", id)
+	})
+	cmd.AddCommand(failed, retry)
+	return cmd
+}
+
+// retryCommand is the retry subcommand of a durable queue's failed items: one ID, or --all. noun names an
+// item in the messages ("event", "job"); retry requeues id (every failed item when id is empty).
+func (a *app) retryCommand(idName, noun string, retry func(context.Context, *core.Service, core.ID) (int, error)) *cobra.Command {
+	cmd := &cobra.Command{Use: "retry " + idName + "|--all", Short: "Queue failed " + noun + "s again", Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			all, _ := cmd.Flags().GetBool("all")
 			if all == (len(args) == 1) {
-				return usagef("give either an EVENT_ID or --all")
+				return usagef("give either %s %s or --all", article(idName), idName)
 			}
 			var id core.ID
 			if len(args) == 1 {
@@ -64,17 +75,24 @@ func (a *app) eventsCommand() *cobra.Command {
 				}
 			}
 			return a.withService(cmd, func(ctx context.Context, svc *core.Service) error {
-				n, err := svc.RetryEvents(ctx, "", id)
-				if errors.Is(err, core.ErrNotFound) {
-					return fmt.Errorf("events retry: no failed event %s", id)
+				n, err := retry(ctx, svc, id)
+				if errors.Is(err, core.ErrNotFound) || (err == nil && n == 0 && id != "") {
+					return fmt.Errorf("%s retry: no failed %s %s", cmd.Parent().Name(), noun, id)
 				}
 				if err != nil {
 					return err
 				}
-				return a.print(map[string]int{"requeued": n}, func(w io.Writer) { fmt.Fprintf(w, "requeued %d event(s)\n", n) })
+				return a.print(map[string]int{"requeued": n}, func(w io.Writer) { fmt.Fprintf(w, "requeued %d %s(s)\n", n, noun) })
 			})
 		}}
-	retry.Flags().Bool("all", false, "retry every failed event")
-	cmd.AddCommand(failed, retry)
+	cmd.Flags().Bool("all", false, "retry every failed "+noun)
 	return cmd
+}
+
+// article is the indefinite article before name.
+func article(name string) string {
+	if strings.ContainsRune("AEIOU", rune(name[0])) {
+		return "an"
+	}
+	return "a"
 }

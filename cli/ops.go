@@ -155,31 +155,9 @@ func (a *app) insightsCommand() *cobra.Command {
 			})
 		}}
 	failed.Flags().String("workspace", "", "only this workspace")
-	retry := &cobra.Command{Use: "retry JOB_ID|--all", Short: "Queue failed jobs again", Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			allJobs, _ := cmd.Flags().GetBool("all")
-			if allJobs == (len(args) == 1) {
-				return usagef("give either a JOB_ID or --all")
-			}
-			var id core.ID
-			if len(args) == 1 {
-				var err error
-				if id, err = core.ParseID(args[0]); err != nil {
-					return usagef("%v", err)
-				}
-			}
-			return a.withService(cmd, func(ctx context.Context, svc *core.Service) error {
-				n, err := svc.RetryInsightJobs(ctx, "", id)
-				if err != nil {
-					return err
-				}
-				if n == 0 && id != "" {
-					return fmt.Errorf("insights retry: no failed job %s", id)
-				}
-				return a.print(map[string]int{"requeued": n}, func(w io.Writer) { fmt.Fprintf(w, "requeued %d job(s)\n", n) })
-			})
-		}}
-	retry.Flags().Bool("all", false, "retry every failed job")
+	retry := a.retryCommand("JOB_ID", "job", func(ctx context.Context, svc *core.Service, id core.ID) (int, error) {
+		return svc.RetryInsightJobs(ctx, "", id)
+	})
 	cmd.AddCommand(failed, retry)
 	return cmd
 }
