@@ -14,17 +14,7 @@ func TestSoloWriteHasItsOwnTransaction(t *testing.T) {
 	st := openT(t, filepath.Join(t.TempDir(), "g.db"))
 	ctx := t.Context()
 
-	release := make(chan struct{})
-	holding := make(chan struct{})
-	first := make(chan error, 1)
-	go func() {
-		first <- st.write(ctx, "hold", func(*wtx) error {
-			close(holding)
-			<-release
-			return nil
-		})
-	}()
-	<-holding
+	release := holdWriter(t, st)
 
 	queued := []string{"a", "b", "solo", "c", "d"}
 	commitsSeen := make([]int64, len(queued))
@@ -47,8 +37,7 @@ func TestSoloWriteHasItsOwnTransaction(t *testing.T) {
 		}
 	}
 	before := st.commits.Load()
-	close(release)
-	if err := <-first; err != nil {
+	if err := release(); err != nil {
 		t.Fatal(err)
 	}
 	wg.Wait()

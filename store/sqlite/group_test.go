@@ -19,18 +19,7 @@ func TestGroupStopsTakingWritesAfterItsBudget(t *testing.T) {
 	st := openT(t, filepath.Join(t.TempDir(), "g.db"))
 	ctx := t.Context()
 
-	// A first write holds the writer while the others queue behind it.
-	release := make(chan struct{})
-	holding := make(chan struct{})
-	first := make(chan error, 1)
-	go func() {
-		first <- st.write(ctx, "hold", func(*wtx) error {
-			close(holding)
-			<-release
-			return nil
-		})
-	}()
-	<-holding
+	release := holdWriter(t, st) // the others queue behind it
 
 	var (
 		mu    sync.Mutex
@@ -59,8 +48,7 @@ func TestGroupStopsTakingWritesAfterItsBudget(t *testing.T) {
 		}
 	}
 	before := st.commits.Load()
-	close(release)
-	if err := <-first; err != nil {
+	if err := release(); err != nil {
 		t.Fatal(err)
 	}
 	wg.Wait()
@@ -88,12 +76,7 @@ func TestGroupAnswersWritesAbandonedWhileRequeued(t *testing.T) {
 	slowStarted := make(chan struct{})
 	var wg sync.WaitGroup
 	var slowErr, goneErr, lastErr error
-	release := make(chan struct{})
-	holding := make(chan struct{})
-	wg.Go(func() {
-		st.write(ctx, "hold", func(*wtx) error { close(holding); <-release; return nil })
-	})
-	<-holding
+	release := holdWriter(t, st)
 	wg.Go(func() {
 		slowErr = st.write(ctx, "slow", func(*wtx) error {
 			close(slowStarted)
@@ -117,7 +100,9 @@ func TestGroupAnswersWritesAbandonedWhileRequeued(t *testing.T) {
 	for st.queueLen() < 3 {
 		time.Sleep(time.Millisecond)
 	}
-	close(release)
+	if err := release(); err != nil {
+		t.Fatal(err)
+	}
 	<-slowStarted
 	cancel() // "gone" is queued or requeued now, never started
 	wg.Wait()
@@ -201,3 +186,23 @@ func (s *Store) queueLen() int {
 
 // slowWrite is how long the tests' slow write takes: longer than a group's budget.
 const slowWrite = groupBudget + 50*time.Millisecond
+
+// holdWriter starts a write that holds the writer, so that the writes a test queues next wait behind it,
+// until release is called; release returns that write's error once it has ended.
+func holdWriter(t *testing.T, st *Store) (release func() error) {
+	t.Helper()
+	let, holding := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- st.write(t.Context(), "hold", func(*wtx) error {
+			close(holding)
+			<-let
+			return nil
+		})
+	}()
+	<-holding
+	return func() error {
+		close(let)
+		return <-done
+	}
+}
