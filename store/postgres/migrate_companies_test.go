@@ -1,23 +1,19 @@
 package postgres_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
 	"github.com/feedbridge/feedbridge/core"
 	"github.com/feedbridge/feedbridge/store/postgres"
-	"github.com/feedbridge/feedbridge/store/postgres/pgtest"
 )
 
 // TestCompanyCountMigration builds a schema at version 8, whose companies have neither a count nor a
 // first-seen time, then opens the store: migration 9 must count each company's records and date it by its
 // first record, or by the migration's time when it has none; new records then keep the count.
 func TestCompanyCountMigration(t *testing.T) {
-	u := pgtest.URL(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	_, exec := olderSchema(t, ctx, u, func(v int, _ string) bool { return v >= 9 })
+	o := olderSchema(t, func(v int, _ string) bool { return v >= 9 })
+	ctx, u, exec := o.ctx, o.url, o.exec
 	ws, acme, globex := core.NewID(), core.NewID(), core.NewID()
 	exec(`INSERT INTO workspaces (id, name, plan, created_at) VALUES ($1, 'A', 'pro', now())`, string(ws))
 	exec(`INSERT INTO companies (workspace_id, id, name, domain) VALUES ($1, $2, 'Acme', 'acme.com'), ($1, $3, 'Globex', 'globex.com')`,

@@ -1,13 +1,10 @@
 package postgres_test
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/feedbridge/feedbridge/core"
 	"github.com/feedbridge/feedbridge/store/postgres"
-	"github.com/feedbridge/feedbridge/store/postgres/pgtest"
 	"github.com/feedbridge/feedbridge/store/storetest"
 )
 
@@ -15,10 +12,8 @@ import (
 // Message-ID alone, then opens the store: migration 4 must add each message's sender, so that the same
 // message read again is still found, and must leave other keys alone.
 func TestEmailDedupMigration(t *testing.T) {
-	u := pgtest.URL(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	pool, exec := olderSchema(t, ctx, u, func(v int, _ string) bool { return v >= 4 })
+	o := olderSchema(t, func(v int, _ string) bool { return v >= 4 })
+	ctx, u, pool, exec := o.ctx, o.url, o.pool, o.exec
 	ws := core.NewID()
 	exec(`INSERT INTO workspaces (id, name, plan, created_at) VALUES ($1, 'A', 'pro', now())`, string(ws))
 	for _, r := range storetest.LegacyEmailRecords {

@@ -8,16 +8,30 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/feedbridge/feedbridge/store/postgres/pgtest"
 )
 
-// olderSchema builds, in the test database at u, the schema an older binary left: the migrations in order,
+// older is a test database holding the schema an older binary left, with a context that ends with the test
+// (or after a minute), a pool on it and an exec that fails the test on an error.
+type older struct {
+	ctx  context.Context
+	url  string
+	pool *pgxpool.Pool
+	exec func(q string, args ...any)
+}
+
+// olderSchema builds, in a fresh test database, the schema an older binary left: the migrations in order,
 // each recorded as applied, up to the first one for which stop is true (that one and the later ones are left
-// for the store to apply). It returns a pool on the database, closed when the test ends, and an exec that
-// fails the test on an error.
-func olderSchema(t *testing.T, ctx context.Context, u string, stop func(version int, name string) bool) (*pgxpool.Pool, func(q string, args ...any)) {
+// for the store to apply).
+func olderSchema(t *testing.T, stop func(version int, name string) bool) older {
 	t.Helper()
+	u := pgtest.URL(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
 	pool, err := pgxpool.New(ctx, u)
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +62,7 @@ func olderSchema(t *testing.T, ctx context.Context, u string, stop func(version 
 		exec(string(sql))
 		exec(`INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, v, name)
 	}
-	return pool, exec
+	return older{ctx: ctx, url: u, pool: pool, exec: exec}
 }
 
 // version is the number a migration file's name starts with.

@@ -1,13 +1,11 @@
 package postgres_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
 	"github.com/feedbridge/feedbridge/core"
 	"github.com/feedbridge/feedbridge/store/postgres"
-	"github.com/feedbridge/feedbridge/store/postgres/pgtest"
 )
 
 // TestOneQueueMigration builds a schema at version 13, with insight jobs and webhook deliveries in their
@@ -15,10 +13,8 @@ import (
 // ones, and every delivery, onto the general queue as they were (done jobs stay behind), and the queue
 // must then serve them.
 func TestOneQueueMigration(t *testing.T) {
-	u := pgtest.URL(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	pool, exec := olderSchema(t, ctx, u, func(v int, _ string) bool { return v > 13 })
+	o := olderSchema(t, func(v int, _ string) bool { return v > 13 })
+	ctx, u, pool, exec := o.ctx, o.url, o.pool, o.exec
 	ws, rec1, rec2, rec3 := string(core.NewID()), string(core.NewID()), string(core.NewID()), string(core.NewID())
 	queued, running, failed, done := string(core.NewID()), string(core.NewID()), string(core.NewID()), string(core.NewID())
 	exec(`INSERT INTO workspaces (id, name, plan, created_at) VALUES ($1, 'A', 'pro', now())`, ws)

@@ -1,7 +1,6 @@
 package postgres_test
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -10,16 +9,13 @@ import (
 	"github.com/feedbridge/feedbridge/core"
 	"github.com/feedbridge/feedbridge/insights"
 	"github.com/feedbridge/feedbridge/store/postgres"
-	"github.com/feedbridge/feedbridge/store/postgres/pgtest"
 )
 
 // TestThemeRollupMigration builds a schema just before the theme roll-up, with insights already stored,
 // then opens the store: the migration must fill the roll-up so that signals equal a roll-up from scratch.
 func TestThemeRollupMigration(t *testing.T) {
-	u := pgtest.URL(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	_, exec := olderSchema(t, ctx, u, func(_ int, name string) bool { return strings.Contains(name, "theme_rollup") })
+	o := olderSchema(t, func(_ int, name string) bool { return strings.Contains(name, "theme_rollup") })
+	ctx, u, exec := o.ctx, o.url, o.exec
 	ws, acme, globex := core.NewID(), core.NewID(), core.NewID()
 	exec(`INSERT INTO workspaces (id, name, plan, created_at) VALUES ($1, 'A', 'pro', now())`, string(ws))
 	exec(`INSERT INTO companies (workspace_id, id, name, domain) VALUES ($1, $2, 'Acme', 'acme.com'), ($1, $3, 'Globex', 'globex.com')`,
