@@ -22,12 +22,12 @@ type pgCluster struct {
 	url, dir, pgctl, opts string
 }
 
-// startPGCluster starts a throwaway cluster through .ci/postgres.sh, like throwawayPostgres, keeping what
-// is needed to stop and start it again with the same settings.
+// startPGCluster starts a throwaway cluster through .ci/postgres.sh, keeping what is needed to stop and
+// start it again with the same settings.
 func startPGCluster(t *testing.T) *pgCluster {
 	t.Helper()
 	if os.Getenv("FEEDBRIDGE_TEST_POSTGRES_URL") == "" {
-		t.Skip("FEEDBRIDGE_TEST_POSTGRES_URL is unset: the PostgreSQL fault tests run where PostgreSQL is available (bash .ci/run)")
+		t.Skip("FEEDBRIDGE_TEST_POSTGRES_URL is unset: the tests with a PostgreSQL cluster of their own run where PostgreSQL is available (bash .ci/run)")
 	}
 	if os.Geteuid() != 0 {
 		t.Skip("a throwaway PostgreSQL cluster is started as the postgres user, which needs root")

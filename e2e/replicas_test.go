@@ -3,9 +3,7 @@ package e2e
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -14,51 +12,11 @@ import (
 )
 
 // throwawayPostgres starts a PostgreSQL cluster of the test's own (so restarting it disturbs no other
-// test) through .ci/postgres.sh, and returns its URL and a restart function.
+// test), and returns its URL and a restart function.
 func throwawayPostgres(t *testing.T) (url string, restart func()) {
 	t.Helper()
-	if os.Getenv("FEEDBRIDGE_TEST_POSTGRES_URL") == "" {
-		t.Skip("FEEDBRIDGE_TEST_POSTGRES_URL is unset: the replica tests run where PostgreSQL is available (bash .ci/run)")
-	}
-	if os.Geteuid() != 0 {
-		t.Skip("a throwaway PostgreSQL cluster is started as the postgres user, which needs root")
-	}
-	cmd := exec.Command("bash", "../.ci/postgres.sh")
-	cmd.Env = append(os.Environ(), "FEEDBRIDGE_PG_THROWAWAY=1")
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("start throwaway PostgreSQL: %v", err)
-	}
-	vars := map[string]string{}
-	for _, line := range strings.Split(string(out), "\n") {
-		if k, v, ok := strings.Cut(strings.TrimPrefix(line, "export "), "="); ok {
-			vars[k] = strings.Trim(v, "'")
-		}
-	}
-	url, dir := vars["FEEDBRIDGE_TEST_POSTGRES_URL"], vars["FEEDBRIDGE_TEST_POSTGRES_DIR"]
-	if url == "" || dir == "" {
-		t.Fatalf("postgres.sh printed no URL and dir: %q", out)
-	}
-	t.Cleanup(func() {
-		stop := exec.Command("bash", "../.ci/postgres.sh", "stop")
-		stop.Env = append(os.Environ(), "FEEDBRIDGE_TEST_POSTGRES_DIR="+dir)
-		stop.Run()
-	})
-	bins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pg_ctl")
-	if len(bins) == 0 {
-		t.Fatal("pg_ctl not found")
-	}
-	pgctl := bins[len(bins)-1]
-	restart = func() {
-		// -l keeps the server's output out of our pipe: otherwise the new postmaster holds it open and the
-		// command never returns.
-		c := exec.Command("runuser", "-u", "postgres", "--", pgctl, "-D", filepath.Join(dir, "data"), "-l", filepath.Join(dir, "restart.log"), "-m", "fast", "-w", "-t", "60", "restart")
-		if out, err := c.CombinedOutput(); err != nil {
-			t.Fatalf("restart PostgreSQL: %v: %s", err, out)
-		}
-	}
-	return url, restart
+	c := startPGCluster(t)
+	return c.url, func() { c.ctl("-m", "fast", "-w", "-t", "60", "restart") }
 }
 
 // Three replicas of the real binary share one PostgreSQL.
