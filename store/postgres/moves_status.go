@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 
 	"github.com/jackc/pgx/v5"
 
@@ -10,37 +11,35 @@ import (
 
 var _ core.StatusMover = (*Store)(nil)
 
-// MoveStatus reads a record and moves its status with its history entry in one statement, one round trip
-// where the general edit takes two (the read, then the write). The statement's reading of the record is
-// the one from before its own update (a data-modifying CTE's effects are not visible to the query around
-// it), which is what the service explains a refused move from. The read takes no lock: the UPDATE writes
-// only while the row's version is still the one read (checked again on the newest row when it had to wait
-// for another writer), so a change committed in between makes it write nothing, and the service then
-// takes the general path.
+// MoveStatus moves a record's status with its history entry in one statement, one round trip where the
+// general edit takes two (the read, then the write). The UPDATE joins the row to itself: the joined row is
+// the statement's reading of the record, before its own update, and is what it returns and what the
+// history's "from" comes from. It writes only while the row's version is still the one read (checked
+// again on the newest row when it had to wait for another writer), so a change committed in between makes
+// it write nothing. When nothing is written (no such record, a refused or empty move, that race) the
+// record is read on its own, a second round trip only on that rarer path, and the service explains the
+// refusal from it or takes the general path.
 func (s *Store) MoveStatus(ctx context.Context, ws core.ID, m core.StatusMove) (core.Record, bool, error) {
 	types, statuses := make([]string, 0, len(m.To)), make([]string, 0, len(m.To))
 	for t, st := range m.To {
 		types, statuses = append(types, string(t)), append(statuses, st)
 	}
-	var moved bool
-	row := s.pool.QueryRow(ctx, `WITH old AS (
-		SELECT * FROM records WHERE workspace_id = $1 AND id = $2
-	), st AS (
-		SELECT ($4::text[])[array_position($3::text[], old.type)] AS status FROM old
-	), u AS (
-		UPDATE records r SET status = st.status, updated_at = $5, version = r.version + 1
-		FROM old, st
-		WHERE r.workspace_id = $1 AND r.id = $2 AND r.version = old.version AND st.status IS NOT NULL AND st.status <> old.status
-			AND old.status <> 'Merged' AND ($6 = -1 OR old.version = $6)
-		RETURNING r.id
+	row := s.pool.QueryRow(ctx, `WITH u AS (
+		UPDATE records r SET status = ($4::text[])[array_position($3::text[], o.type)], updated_at = $5, version = r.version + 1
+		FROM records o
+		WHERE r.workspace_id = $1 AND r.id = $2 AND o.workspace_id = $1 AND o.id = $2 AND r.version = o.version
+			AND ($4::text[])[array_position($3::text[], o.type)] <> o.status AND o.status <> 'Merged' AND ($6 = -1 OR o.version = $6)
+		RETURNING o.*
 	), h AS (
 		INSERT INTO record_history (workspace_id, record_id, at, actor, action, changes)
-		SELECT $1, u.id, $5, $7, $8, jsonb_build_object('status', jsonb_build_array(old.status, st.status))::text
-		FROM u, old, st
-	)
-	SELECT q.*, EXISTS (SELECT 1 FROM u) FROM (`+selectFrom("old")+`) q`,
-		ws, m.ID, types, statuses, ms(m.At), m.IfVersion, m.Actor.String(), core.ActionStatus)
-	rec, err := scanRecord(extraCols{row, []any{&moved}})
+		SELECT $1, u.id, $5, $7, $8, jsonb_build_object('status', jsonb_build_array(u.status, ($4::text[])[array_position($3::text[], u.type)]))::text
+		FROM u
+	)`+oneRecordFrom("u"), ws, m.ID, types, statuses, ms(m.At), m.IfVersion, m.Actor.String(), core.ActionStatus)
+	rec, err := scanRecord(row)
+	if errors.Is(err, pgx.ErrNoRows) {
+		rec, err = s.Record(ctx, ws, m.ID)
+		return rec, false, err
+	}
 	if err == nil {
 		recs := []core.Record{rec}
 		err = loadMoves(ctx, s.pool, ws, recs)
@@ -49,13 +48,28 @@ func (s *Store) MoveStatus(ctx context.Context, ws core.ID, m core.StatusMove) (
 	if err != nil {
 		return core.Record{}, false, fail("move status", err)
 	}
-	return rec, moved, nil
+	return rec, true, nil
 }
 
-// extraCols is a row whose columns after the record's are scanned into extra.
-type extraCols struct {
-	pgx.Row
-	extra []any
+// oneRecordFrom reads the record of a one-row source "r" with the same columns as recordSelect. Each label
+// is a subquery run only when the record names something to label, so a record without an assignee,
+// product, tags, company or contact (most cards on a board) reads no other table; recordSelect's joins
+// suit listings, where the planner may join many rows at once.
+func oneRecordFrom(source string) string {
+	return `
+SELECT r.id, r.workspace_id, r.type, r.title, r.description_html, r.description, r.status,
+       r.assignee_id, CASE WHEN r.assignee_id = '' THEN '' ELSE
+           coalesce((SELECT u.name FROM users u WHERE u.workspace_id = r.workspace_id AND u.id = r.assignee_id), '') END,
+       r.product_id, CASE WHEN r.product_id = '' THEN '' ELSE coalesce((SELECT p.label FROM lookups p
+           WHERE p.workspace_id = r.workspace_id AND p.id = r.product_id AND p.kind = 'product'), '') END,
+       r.tag_ids, CASE WHEN cardinality(r.tag_ids) = 0 THEN '{}'::text[] ELSE
+           ARRAY(SELECT t.label FROM unnest(r.tag_ids) WITH ORDINALITY AS x(id, n)
+                 JOIN lookups t ON t.workspace_id = r.workspace_id AND t.id = x.id ORDER BY x.n) END,
+       r.source, r.customer_email, CASE WHEN r.company_id = '' THEN '' ELSE
+           coalesce((SELECT c.name FROM companies c WHERE c.workspace_id = r.workspace_id AND c.id = r.company_id), '') END,
+       r.company_id, r.contact_id, r.reporter, r.release, r.timeframe, r.created_at, r.updated_at,
+       CASE WHEN r.contact_id = '' THEN '' ELSE
+           coalesce((SELECT ct.name FROM contacts ct WHERE ct.workspace_id = r.workspace_id AND ct.id = r.contact_id), '') END,
+       coalesce(r.importance, 0), r.merged_into, r.feedback_count, r.version, r.created_by
+FROM ` + source + ` r`
 }
-
-func (r extraCols) Scan(dest ...any) error { return r.Row.Scan(append(dest, r.extra...)...) }

@@ -43,6 +43,31 @@ var statusTests = map[string]func(t *testing.T, f *fixture){
 		equal(t, "feedback keeps its links", moved.Links, []core.ID{idea.ID})
 		equal(t, "feedback read back", f.read(ws, fb.ID), moved)
 	},
+	"AnswerWithLabels": func(t *testing.T, f *fixture) {
+		// A record that names an assignee, a product, tags, a company and a contact answers a move with
+		// every label a read gives, and one that names none with empty labels.
+		ws := f.workspace("A", 0).ID
+		tags := f.lookups(ws, core.LookupTag, "Bug", "Perf")
+		prod := f.lookups(ws, core.LookupProduct, "Web App")[0]
+		user := f.user(ws, "Ada Lovelace")
+		full := f.submit(ws, core.Submission{Type: core.RecordFeedback, Title: "labelled", CustomerEmail: "jane@acme-corp.com",
+			CustomerName: "Jane Doe", ProductID: prod, AssigneeID: user, TagIDs: []core.ID{tags[1], tags[0]}}).Record
+		bare := f.idea(ws, core.RecordIdea, "bare", "")
+		for _, rec := range []core.Record{full, bare} {
+			before, to := f.read(ws, rec.ID), "archived"
+			if rec.Type == core.RecordIdea {
+				to = "planned"
+			}
+			got, err := f.svc.Update(f.ctx, ws, rec.ID, core.Patch{Status: &to}, core.ETag(before))
+			noErr(t, "move", err)
+			equal(t, "moved", got.Version, before.Version+1)
+			equal(t, "the answer is the record as read", got, f.read(ws, rec.ID))
+			if rec.ID == full.ID {
+				equal(t, "labels", [5]any{got.Assignee, got.Product, got.Tags, got.Customer, got.CustomerName},
+					[5]any{"Ada Lovelace", "Web App", []string{"Perf", "Bug"}, "Acme Corp", "Jane Doe"})
+			}
+		}
+	},
 	"Refusals": func(t *testing.T, f *fixture) {
 		ws, other := f.workspace("A", 0).ID, f.workspace("B", 0).ID
 		idea := f.idea(ws, core.RecordIdea, "idea", "")
