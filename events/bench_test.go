@@ -99,7 +99,7 @@ func (e *benchEnv) manager(b *testing.B) (*events.Manager, context.CancelFunc) {
 // then, so that the rate holds however long one transaction takes on a loaded machine, and writeBatch
 // bounds how far a late writer catches up at once.
 const (
-	writers    = 4
+	writers    = 8
 	writeBatch = 50
 )
 
