@@ -204,7 +204,7 @@ func (e *env) partEvents(ctx context.Context) *Part {
 	}
 	e.run(ctx, p, goBench{Pkg: "./events", Bench: "^BenchmarkDelivery$", Benchtime: "1x", Env: e.pgEnv(), Timeout: 20 * time.Minute},
 		0, "BenchmarkDelivery")
-	e.run(ctx, p, goBench{Pkg: "./events", Bench: "^BenchmarkSlowSubscriberWrites$", Benchtime: "5x", Env: e.pgEnv(),
+	e.run(ctx, p, goBench{Pkg: "./events", Bench: "^BenchmarkSlowSubscriberWrites$", Benchtime: "6x", Env: e.pgEnv(),
 		Timeout: 20 * time.Minute}, 0, "BenchmarkSlowSubscriberWrites")
 	return p
 }

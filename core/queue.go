@@ -46,6 +46,8 @@ const DefaultRetryFor = 24 * time.Hour
 // holders. FinishItem removes an item, RetryItem records an attempt's error and makes it due again after
 // delay, or keeps it as failed when that falls after its give-up time (failed reports which), and
 // ReleaseItem gives it back untouched; each only while worker holds it (ErrConflict otherwise).
+// FinishItems removes, in one write, those of items that worker still holds and reports which it removed
+// (done[i] for items[i]), so that a worker settles many quick deliveries with one commit.
 // FailedItems lists failed items of kind, most recently failed first, of ws or of all when ws is "".
 // RetryFailedItems requeues failed items of kind, due at once with a fresh give-up time: those with id, or
 // all when id is "" (of ws, or of all when ws is ""), and returns how many. QueueStats counts one queue's
@@ -55,6 +57,7 @@ type Queue interface {
 	EnqueueItems(ctx context.Context, items []QueueItem) error
 	ClaimItems(ctx context.Context, queue, worker string, n int, lease time.Duration) ([]QueueItem, error)
 	FinishItem(ctx context.Context, it QueueItem, worker string) error
+	FinishItems(ctx context.Context, items []QueueItem, worker string) (done []bool, err error)
 	RetryItem(ctx context.Context, it QueueItem, worker, msg string, delay time.Duration) (failed bool, err error)
 	ReleaseItem(ctx context.Context, it QueueItem, worker string) error
 	FailedItems(ctx context.Context, kind string, ws ID) ([]QueueItem, error)

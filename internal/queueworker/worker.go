@@ -120,24 +120,33 @@ const (
 type held struct {
 	it      core.QueueItem
 	claimed time.Time
+	took    time.Duration // the handler's time, once done
 }
+
+// maxFinish bounds how many done items one store write removes.
+const maxFinish = 64
 
 // Run claims and handles items until ctx ends, then waits for the items in flight: their handlers' context
 // ends with ctx, and an item whose handler was cut short by that is given back untouched, as are the
 // items of the reserve.
 func (w *Worker) Run(ctx context.Context) {
 	c := w.cfg.Concurrency
-	work := make(chan held, c*(reservePerSlot+1))
+	capacity := c * (reservePerSlot + 1) // the most items ever in hand
+	work := make(chan held, capacity)
 	var inHand atomic.Int64  // claimed and not yet settled
 	var meanRun atomic.Int64 // running mean of a handler's time, in ns
 	// A slot hands its item's store write to a settler and takes the next item: the write's round trip
-	// and commit overlap the next delivery. settling bounds the writes in flight.
+	// and commit overlap the next delivery. A done item goes to the one finisher, which removes every done
+	// item waiting for it in one write, so quick deliveries cost a commit per batch, not per item; the other
+	// outcomes are written one by one, settling bounding those writes in flight.
 	settling := make(chan struct{}, 2*c)
+	finished := make(chan held, capacity)
 	var wg, settlers sync.WaitGroup
 	done := func() {
 		inHand.Add(-1)
 		w.Wake() // a slot is free, and the next item of its key may be claimable now
 	}
+	settlers.Go(func() { w.finisher(ctx, finished, done) })
 	for range c {
 		wg.Go(func() {
 			for h := range work {
@@ -149,6 +158,11 @@ func (w *Worker) Run(ctx context.Context) {
 				took, cut, err := w.handle(ctx, h.it)
 				old := meanRun.Load()
 				meanRun.Store(old + (int64(took)-old)/8)
+				if err == nil {
+					h.took = took
+					finished <- h
+					continue
+				}
 				settling <- struct{}{}
 				settlers.Go(func() {
 					w.settle(ctx, h.it, err, cut, took)
@@ -161,12 +175,13 @@ func (w *Worker) Run(ctx context.Context) {
 	defer func() {
 		close(work)
 		wg.Wait()
+		close(finished)
 		settlers.Wait()
 	}()
 	for ctx.Err() == nil {
 		limit := c
 		if time.Duration(meanRun.Load()) < fastHandler {
-			limit = c * (reservePerSlot + 1)
+			limit = capacity
 		}
 		n := limit - int(inHand.Load())
 		got := 0
@@ -189,6 +204,58 @@ func (w *Worker) Run(ctx context.Context) {
 		case <-ctx.Done():
 		case <-w.wake:
 		case <-time.After(w.cfg.Poll):
+		}
+	}
+}
+
+// finisher removes the done items sent on finished, all those waiting at once (up to maxFinish) in one
+// store write, until finished is closed.
+func (w *Worker) finisher(ctx context.Context, finished <-chan held, done func()) {
+	batch := make([]held, 0, maxFinish)
+	for h := range finished {
+		batch = append(batch[:0], h)
+	more:
+		for len(batch) < maxFinish {
+			select {
+			case h, ok := <-finished:
+				if !ok {
+					break more
+				}
+				batch = append(batch, h)
+			default:
+				break more
+			}
+		}
+		w.finish(ctx, batch)
+		for range batch {
+			done()
+		}
+	}
+}
+
+// finish removes done items from the store; one it no longer held (its lease ran out and it was claimed
+// again) or could not remove is due again, as for settle.
+func (w *Worker) finish(ctx context.Context, batch []held) {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+	defer cancel()
+	items := make([]core.QueueItem, len(batch))
+	for i, h := range batch {
+		items[i] = h.it
+	}
+	removed, err := w.q.FinishItems(sctx, items, w.cfg.Holder)
+	if err != nil {
+		w.cfg.Log.WithError(err).WithField("queue", w.cfg.Queue).Warn("queue: could not settle done items; they are due again when their lease runs out")
+	}
+	for i, h := range batch {
+		outcome := Done
+		if err != nil || !removed[i] {
+			outcome = Lost
+			if err == nil {
+				w.cfg.Log.WithFields(logrus.Fields{"queue": h.it.Queue, "item": h.it.ID}).Warn("queue: done item no longer held; it is due again")
+			}
+		}
+		if w.cfg.Observer != nil {
+			w.cfg.Observer.Settled(h.it, outcome, nil, h.took)
 		}
 	}
 }
@@ -232,7 +299,7 @@ func (w *Worker) handle(ctx context.Context, it core.QueueItem) (took time.Durat
 	return time.Since(start), err != nil && ctx.Err() != nil, err
 }
 
-// settle records the outcome of handling it in the store: done, given back (cut short by shutdown),
+// settle records the outcome of a failed handling of it in the store: given back (cut short by shutdown),
 // retried later or kept as failed.
 func (w *Worker) settle(ctx context.Context, it core.QueueItem, err error, cut bool, took time.Duration) {
 	sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
@@ -241,8 +308,6 @@ func (w *Worker) settle(ctx context.Context, it core.QueueItem, err error, cut b
 	var outcome Outcome
 	var serr error
 	switch {
-	case err == nil:
-		outcome, serr = Done, w.q.FinishItem(sctx, it, w.cfg.Holder)
 	case cut:
 		outcome, serr = Released, w.q.ReleaseItem(sctx, it, w.cfg.Holder)
 	default:

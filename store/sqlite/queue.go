@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"strings"
 	"time"
 
@@ -131,6 +132,28 @@ func (s *Store) FinishItem(ctx context.Context, it core.QueueItem, worker string
 	return s.write(ctx, "finish queue item", func(tx *wtx) error {
 		return notHeld(tx.ExecContext(ctx, `DELETE FROM queue_items WHERE `+heldItem, it.Queue, it.ID, it.Workspace, worker))
 	})
+}
+
+// FinishItems deletes, in one write, the done items worker still holds.
+func (s *Store) FinishItems(ctx context.Context, items []core.QueueItem, worker string) ([]bool, error) {
+	done := make([]bool, len(items))
+	if len(items) == 0 {
+		return done, nil
+	}
+	err := s.write(ctx, "finish queue items", func(tx *wtx) error {
+		for i, it := range items {
+			err := notHeld(tx.ExecContext(ctx, `DELETE FROM queue_items WHERE `+heldItem, it.Queue, it.ID, it.Workspace, worker))
+			if err != nil && !errors.Is(err, core.ErrConflict) {
+				return err
+			}
+			done[i] = err == nil
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return done, nil
 }
 
 // RetryItem records a failed attempt: due again after delay, or kept as failed when that is past its

@@ -95,6 +95,24 @@ var queueTests = map[string]func(t *testing.T, f *fixture){
 		equal(t, "stats after finishing one", f.stats("events:crm"), core.QueueStats{Pending: 1})
 		equal(t, "the other queue is untouched", bodies(f.claimItems("events:other", "w1", 5, time.Minute)), []string{"3"})
 	},
+	"FinishItemsRemovesOnlyHeldOnes": func(t *testing.T, f *fixture) {
+		ws, ws2 := f.workspace("A", 0).ID, f.workspace("B", 0).ID
+		f.enqueue(item(ws, "events:crm", "", "1"), item(ws, "events:crm", "", "2"), item(ws2, "events:crm", "", "3"),
+			item(ws, "events:crm", "", "4"))
+		mine := f.claimItems("events:crm", "w1", 3, time.Minute)
+		theirs := f.claimItems("events:crm", "w2", 1, time.Minute)
+		equal(t, "claimed", bodies(append(mine, theirs...)), []string{"1", "2", "3", "4"})
+		done, err := f.st.FinishItems(f.ctx, nil, "w1")
+		noErr(t, "finish none", err)
+		equal(t, "none finished", len(done), 0)
+		finishedBefore := mine[1]
+		noErr(t, "finish one alone", f.st.FinishItem(f.ctx, finishedBefore, "w1"))
+		done, err = f.st.FinishItems(f.ctx, []core.QueueItem{mine[2], theirs[0], finishedBefore, mine[0]}, "w1")
+		noErr(t, "finish several", err)
+		equal(t, "only the items w1 still held are finished", done, []bool{true, false, false, true})
+		equal(t, "what is left", f.stats("events:crm"), core.QueueStats{Pending: 1})
+		noErr(t, "the other holder's item is still its own", f.st.FinishItem(f.ctx, theirs[0], "w2"))
+	},
 	"EnqueueIsIdempotentPerQueue": func(t *testing.T, f *fixture) {
 		ws := f.workspace("A", 0).ID
 		a := item(ws, "events:one", "", "a")
