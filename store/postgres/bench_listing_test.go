@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -64,6 +65,29 @@ func BenchmarkListingFilters(b *testing.B) {
 		}
 		b.ReportMetric(float64(times[worst].P50.Microseconds())/1000, "max-p50-ms")
 		b.Logf("slowest listing: %s", times[worst].Name)
+		if os.Getenv("FEEDBRIDGE_BENCH_EXPLAIN") != "" {
+			explainSlow(b, st, ws, cases, times)
+		}
+	}
+}
+
+// explainSlow logs the plan of every listing slower than the target, as EXPLAIN (ANALYZE, BUFFERS) reads it.
+func explainSlow(b *testing.B, st *postgres.Store, ws core.ID, cases []listbench.Case, times []listbench.Timing) {
+	ctx := context.Background()
+	for i, t := range times {
+		if t.P50 < 20*time.Millisecond {
+			continue
+		}
+		sql, args := postgres.ListSQL(ws, listbench.Page(cases[i].Q))
+		rows, err := st.Pool().Query(ctx, "EXPLAIN (ANALYZE, BUFFERS) "+sql, append([]any{pgx.QueryExecModeExec}, args...)...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Logf("%s (p50 %s):\n%s", t.Name, t.P50, strings.Join(lines, "\n"))
 	}
 }
 
