@@ -34,6 +34,7 @@ type sizes struct {
 	PGBulkBatches             int // batches of 1,000 rows
 	PGSearchRows, PGSearches  int
 	PGDemandLinks             int // links of the PostgreSQL demand listing (10,000 Ideas)
+	PGListingRows             int // records of the PostgreSQL listing filters
 	SQLiteStoreRows           int // store-level SQLite search; 0 skips it
 	SQLiteStoreLoops          int
 	CSVRows                   int
@@ -51,12 +52,12 @@ type sizes struct {
 
 var modeSizes = map[string]sizes{
 	"quick": {APICreates: 4, APISearches: 100, PairRecords: 5_000, PairRequests: 200, PGBulkBatches: 5,
-		PGSearchRows: 50_000, PGSearches: 100, PGDemandLinks: 100_000, CSVRows: 10_000, EmailMessages: 300, SlackCommands: 300,
+		PGSearchRows: 50_000, PGSearches: 100, PGDemandLinks: 100_000, PGListingRows: 100_000, CSVRows: 10_000, EmailMessages: 300, SlackCommands: 300,
 		Extractions: 3000, LagFeedbacks: 400, DrainJobs: 5_000, LoadSeed: 5_000,
 		FairVictim: 1000, FairListings: 60, FairAttacker: []int{3_000, 10_000}, FairBacklog: 5_000,
 		ConsoleSQLite: 10_000, ConsolePG: 20_000, ConsoleRounds: 50},
 	"full": {APICreates: 40, APISearches: 1000, PairRecords: 100_000, PairRequests: 2000, PGBulkBatches: 50,
-		PGSearchRows: 1_000_000, PGSearches: 400, PGDemandLinks: 1_000_000, SQLiteStoreRows: 1_000_000, SQLiteStoreLoops: 40,
+		PGSearchRows: 1_000_000, PGSearches: 400, PGDemandLinks: 1_000_000, PGListingRows: 1_000_000, SQLiteStoreRows: 1_000_000, SQLiteStoreLoops: 40,
 		CSVRows: 1_000_000, EmailMessages: 10_000, SlackCommands: 5000, Extractions: 50_000,
 		LagFeedbacks: 6000, DrainJobs: 100_000, LoadSeed: 100_000,
 		FairVictim: 5000, FairListings: 300, FairAttacker: []int{10_000, 45_000}, FairBacklog: 60_000,

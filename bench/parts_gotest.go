@@ -64,7 +64,8 @@ func (e *env) partAPI(ctx context.Context) *Part {
 }
 
 // partPGStore: the store's bulk path against pgx CopyFrom, search over PGSearchRows records, PATCH of a
-// status against a bare UPDATE, and Ideas by demand over PGDemandLinks links.
+// status against a bare UPDATE, Ideas by demand over PGDemandLinks links, and every listing filter over
+// PGListingRows records.
 func (e *env) partPGStore(ctx context.Context) *Part {
 	p := &Part{ID: "pgstore", Title: "PostgreSQL store (store/postgres benchmarks)", Store: "PostgreSQL"}
 	if e.cfg.PostgresURL == "" {
@@ -86,6 +87,12 @@ func (e *env) partPGStore(ctx context.Context) *Part {
 	e.run(ctx, p, goBench{Pkg: "./store/postgres", Bench: "^BenchmarkDemandListing$", Benchtime: "1x",
 		Env: append(e.pgEnv(), "FEEDBRIDGE_BENCH_DEMAND_LINKS="+strconv.Itoa(sz.PGDemandLinks)), Timeout: 30 * time.Minute},
 		sz.PGDemandLinks, "BenchmarkDemandListing")
+	out, ok = e.run(ctx, p, goBench{Pkg: "./store/postgres", Bench: "^BenchmarkListingFilters$", Benchtime: "1x",
+		Env: append(e.pgEnv(), "FEEDBRIDGE_BENCH_LISTING_ROWS="+strconv.Itoa(sz.PGListingRows)), Timeout: 60 * time.Minute},
+		sz.PGListingRows, "BenchmarkListingFilters")
+	if ok {
+		p.Notes = append(p.Notes, out.Logs["BenchmarkListingFilters"]...)
+	}
 	return p
 }
 

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -43,6 +44,10 @@ func (s *Store) createRecord(ctx context.Context, ws core.ID, nr core.NewRecord)
 	}
 	if ah.simple(nr) {
 		return s.createSimple(ctx, ws, nr, ah)
+	}
+	if ah.fresh(nr) {
+		rec, err := s.createFresh(ctx, ws, nr, ah)
+		return rec, "", err
 	}
 	var (
 		rec      core.Record
@@ -185,6 +190,12 @@ func writeRecord(ctx context.Context, tx pgx.Tx, ws core.ID, nr core.NewRecord, 
 // that in a batch without an explicit transaction a lost dedup race writes nothing but the checkpoint,
 // which is due anyway: that input has been handled.
 func queueRecord(b *pgx.Batch, ws core.ID, nr core.NewRecord, cust customer) {
+	queueRecordIf(b, ws, nr, cust, "")
+}
+
+// queueRecordIf is queueRecord with the record written only where guard holds (a condition on the
+// insert's parameters; "" for none).
+func queueRecordIf(b *pgx.Batch, ws core.ID, nr core.NewRecord, cust customer, guard string) {
 	var dedup any
 	if nr.DedupKey != "" {
 		dedup = nr.DedupKey
@@ -195,6 +206,10 @@ func queueRecord(b *pgx.Batch, ws core.ID, nr core.NewRecord, cust customer) {
 			timeframe, dedup_key, created_at, updated_at, created_by, origin)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
 		ON CONFLICT (workspace_id, dedup_key) DO NOTHING`
+	if guard != "" {
+		insert = strings.Replace(insert, "VALUES (", "SELECT ", 1)
+		insert = strings.Replace(insert, "$23)", "$23 WHERE "+guard, 1)
+	}
 	args := []any{ws, nr.ID, nr.Type, nr.Title, nr.DescriptionHTML, nr.Description, nr.SearchText, nr.Status,
 		nr.Source, nr.AssigneeID, nr.ProductID, fromIDs(nr.TagIDs), cust.contactID, cust.companyID, cust.email,
 		nr.Reporter, nr.Release, nr.Timeframe, dedup, ms(nr.CreatedAt), ms(nr.UpdatedAt), createdBy(nr), nr.Origin}
@@ -223,7 +238,19 @@ type batchSender interface {
 // runRecordBatch sends a batch from queueRecord; errDedupRace when the record yielded to another with its
 // dedup key.
 func runRecordBatch(ctx context.Context, db batchSender, b *pgx.Batch) error {
+	return runBatchFrom(ctx, db, b, 0)
+}
+
+// runBatchFrom sends a batch whose statement at index rec is queueRecord's; errDedupRace when the record
+// was not written.
+func runBatchFrom(ctx context.Context, db batchSender, b *pgx.Batch, rec int) error {
 	br := db.SendBatch(ctx, b)
+	for range rec {
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			return err
+		}
+	}
 	tag, err := br.Exec()
 	if err != nil {
 		br.Close()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/feedbridge/feedbridge/core"
+	"github.com/feedbridge/feedbridge/store/internal/listbench"
 )
 
 // BenchmarkCompanyCount measures what keeping feedback_count costs and saves. Two stores take the same
@@ -39,14 +40,14 @@ func BenchmarkCompanyCount(b *testing.B) {
 	}
 	counted, cws := open("counted.db", true)
 	plain, pws := open("plain.db", false)
-	c := newCorpus()
+	c := listbench.NewCorpus()
 	at := time.Now().Add(-24 * time.Hour)
 	var countedTime, plainTime time.Duration
 	for i := 0; b.Loop(); i++ {
 		batch := make([]core.NewRecord, 1000)
 		for j := range batch {
 			at = at.Add(time.Millisecond)
-			batch[j] = c.record(cws, at)
+			batch[j] = c.Record(cws, at)
 			ct := batch[j].Contact
 			ct.EmailKey, ct.Domain = ct.Email, ct.Email[strings.IndexByte(ct.Email, '@')+1:]
 			ct.CompanyName = ct.Domain

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/feedbridge/feedbridge/core"
+	"github.com/feedbridge/feedbridge/store/internal/listbench"
 )
 
 // benchRecords is the size of the search benchmark's store: 100k by default, FEEDBRIDGE_BENCH_RECORDS for more.
@@ -29,50 +29,6 @@ func benchRecords(b *testing.B) int {
 	return 100_000
 }
 
-// corpus makes feedback-like text: words drawn from a vocabulary with a Zipf distribution, so that some
-// search terms are in most records and others in a handful, as in real feedback.
-type corpus struct {
-	rng   *rand.Rand
-	zipf  *rand.Zipf
-	words []string
-}
-
-func newCorpus() *corpus {
-	rng := rand.New(rand.NewPCG(1, 2))
-	words := strings.Fields(`the a export import slow fast login password reset dashboard report chart csv pdf email
-		slack integration api webhook billing invoice pricing plan upgrade downgrade mobile app ios android browser
-		chrome firefox safari timeout error crash bug feature request dark mode theme notification alert search filter
-		sort tag label product user admin permission role sso saml okta onboarding tutorial docs help support ticket
-		customer account team workspace project board kanban roadmap release sprint deadline calendar sync google
-		outlook zapier jira linear github gitlab straße école café naïve über résumé señor ĳssel Ωmega`)
-	for i := 0; i < 1500; i++ { // a long tail of rarer words
-		words = append(words, fmt.Sprintf("w%c%c%c%d", 'a'+rune(i%26), 'a'+rune(i/26%26), 'k'+rune(i%7), i))
-	}
-	return &corpus{rng: rng, zipf: rand.NewZipf(rng, 1.1, 2, uint64(len(words)-1)), words: words}
-}
-
-func (c *corpus) text(n int) string {
-	ws := make([]string, n)
-	for i := range ws {
-		ws[i] = c.words[c.zipf.Uint64()]
-	}
-	return strings.Join(ws, " ")
-}
-
-func (c *corpus) record(ws core.ID, at time.Time) core.NewRecord {
-	title, desc := c.text(4+c.rng.IntN(6)), c.text(20+c.rng.IntN(40))
-	typ := core.RecordFeedback
-	if c.rng.IntN(4) == 0 {
-		typ = core.RecordIdea
-	}
-	return core.NewRecord{
-		ID: core.NewIDAt(at), Type: typ, Title: title, Description: desc, DescriptionHTML: desc,
-		SearchText: core.Fold(title + "\n" + desc), Status: core.StatusTriage, Source: "CSV", CreatedAt: at, UpdatedAt: at,
-		Contact: &core.ContactRef{Email: fmt.Sprintf("u%d@c%d.com", c.rng.IntN(5000), c.rng.IntN(500)),
-			EmailKey: "", Domain: "", CompanyName: ""},
-	}
-}
-
 // fill writes n records into a fresh store through the bulk path and returns the store and the rate.
 func fill(b *testing.B, n int) (*Store, core.ID, float64) {
 	ctx := context.Background()
@@ -85,12 +41,12 @@ func fill(b *testing.B, n int) (*Store, core.ID, float64) {
 	if err := st.CreateWorkspace(ctx, ws); err != nil {
 		b.Fatal(err)
 	}
-	c := newCorpus()
+	c := listbench.NewCorpus()
 	start, base := time.Now(), time.Now().Add(-time.Duration(n)*time.Minute)
 	for i := 0; i < n; i += 1000 {
 		batch := make([]core.NewRecord, 0, 1000)
 		for j := i; j < min(i+1000, n); j++ {
-			r := c.record(ws.ID, base.Add(time.Duration(j)*time.Minute))
+			r := c.Record(ws.ID, base.Add(time.Duration(j)*time.Minute))
 			r.Contact.EmailKey = r.Contact.Email
 			r.Contact.Domain = r.Contact.Email[strings.IndexByte(r.Contact.Email, '@')+1:]
 			r.Contact.CompanyName = r.Contact.Domain
@@ -137,10 +93,10 @@ func BenchmarkSearch(b *testing.B) {
 	if err := st.CreateWorkspace(context.Background(), small); err != nil {
 		b.Fatal(err)
 	}
-	c := newCorpus()
+	c := listbench.NewCorpus()
 	var batch []core.NewRecord
 	for i := range 1000 {
-		r := c.record(small.ID, time.Now().Add(-time.Duration(i)*time.Hour))
+		r := c.Record(small.ID, time.Now().Add(-time.Duration(i)*time.Hour))
 		r.Contact = nil
 		batch = append(batch, r)
 	}
@@ -279,14 +235,14 @@ func BenchmarkCreateRecords(b *testing.B) {
 	if err := st.CreateWorkspace(ctx, ws); err != nil {
 		b.Fatal(err)
 	}
-	c := newCorpus()
+	c := listbench.NewCorpus()
 	at := time.Now().Add(-24 * time.Hour)
 	start := time.Now()
 	for b.Loop() {
 		batch := make([]core.NewRecord, 1000)
 		for i := range batch {
 			at = at.Add(time.Millisecond)
-			batch[i] = c.record(ws.ID, at)
+			batch[i] = c.Record(ws.ID, at)
 			email := batch[i].Contact.Email
 			batch[i].Contact.EmailKey = email
 			batch[i].Contact.Domain = email[strings.IndexByte(email, '@')+1:]

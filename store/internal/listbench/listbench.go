@@ -1,0 +1,241 @@
+// Package listbench holds what both stores' listing benchmarks share: the data set (feedback-like text,
+// most rows a new customer, company domains with a Zipf-like spread beside free-mail addresses, tags on a
+// share of rows) and the list of filter combinations GET /records offers, so that the two stores are held
+// to the same listings over the same shape of data.
+package listbench
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/feedbridge/feedbridge/core"
+)
+
+// Corpus makes feedback-like text: words drawn from a vocabulary with a Zipf distribution, so that some
+// search terms are in most records and others in a handful, as in real feedback.
+type Corpus struct {
+	rng   *rand.Rand
+	zipf  *rand.Zipf
+	words []string
+}
+
+// NewCorpus returns a corpus with a fixed seed: every run draws the same text.
+func NewCorpus() *Corpus {
+	rng := rand.New(rand.NewPCG(1, 2))
+	words := strings.Fields(`the a export import slow fast login password reset dashboard report chart csv pdf email
+		slack integration api webhook billing invoice pricing plan upgrade downgrade mobile app ios android browser
+		chrome firefox safari timeout error crash bug feature request dark mode theme notification alert search filter
+		sort tag label product user admin permission role sso saml okta onboarding tutorial docs help support ticket
+		customer account team workspace project board kanban roadmap release sprint deadline calendar sync google
+		outlook zapier jira linear github gitlab straße école café naïve über résumé señor ĳssel Ωmega`)
+	for i := 0; i < 1500; i++ { // a long tail of rarer words
+		words = append(words, fmt.Sprintf("w%c%c%c%d", 'a'+rune(i%26), 'a'+rune(i/26%26), 'k'+rune(i%7), i))
+	}
+	return &Corpus{rng: rng, zipf: rand.NewZipf(rng, 1.1, 2, uint64(len(words)-1)), words: words}
+}
+
+// Text returns n words.
+func (c *Corpus) Text(n int) string {
+	ws := make([]string, n)
+	for i := range ws {
+		ws[i] = c.words[c.zipf.Uint64()]
+	}
+	return strings.Join(ws, " ")
+}
+
+// Record returns a record created at at: a quarter of them Ideas, with a customer among 5,000 addresses
+// whose contact reference the caller completes.
+func (c *Corpus) Record(ws core.ID, at time.Time) core.NewRecord {
+	title, desc := c.Text(4+c.rng.IntN(6)), c.Text(20+c.rng.IntN(40))
+	typ := core.RecordFeedback
+	if c.rng.IntN(4) == 0 {
+		typ = core.RecordIdea
+	}
+	return core.NewRecord{
+		ID: core.NewIDAt(at), Type: typ, Title: title, Description: desc, DescriptionHTML: desc,
+		SearchText: core.Fold(title + "\n" + desc), Status: core.StatusTriage, Source: "CSV", CreatedAt: at, UpdatedAt: at,
+		Contact: &core.ContactRef{Email: fmt.Sprintf("u%d@c%d.com", c.rng.IntN(5000), c.rng.IntN(500)),
+			EmailKey: "", Domain: "", CompanyName: ""},
+	}
+}
+
+// TagLabels and ProductLabels are the lookups of the data set; the first tag is the common one.
+var (
+	TagLabels     = tagLabels()
+	ProductLabels = []string{"web", "ios", "android", "api", "desktop", "cli"}
+)
+
+func tagLabels() []string {
+	out := make([]string, 40)
+	for i := range out {
+		out[i] = fmt.Sprintf("tag-%02d", i)
+	}
+	return out
+}
+
+// Records draws the n records of the listing data set in batches of 1,000, oldest first, one a minute from
+// base on, and hands each batch to put. tags and products are the ids of TagLabels and ProductLabels.
+func Records(ws core.ID, n int, base time.Time, tags, products []core.ID, put func([]core.NewRecord) error) error {
+	c := NewCorpus()
+	rng := rand.New(rand.NewPCG(7, 11))
+	domains := rand.NewZipf(rng, 1.2, 3, 399) // 400 company domains
+	tagPick := rand.NewZipf(rng, 1.1, 2, 39)  // tag-00 is the common one
+	free := []string{"gmail.com", "outlook.com", "yahoo.com", "proton.me"}
+	sources := []string{"CSV", "API", "Email", "Slack", "Intercom"}
+	statuses := []string{core.StatusTriage, core.StatusTriage, core.StatusTriage, core.StatusProcessed}
+	for i := 0; i < n; i += 1000 {
+		batch := make([]core.NewRecord, 0, 1000)
+		for j := i; j < min(i+1000, n); j++ {
+			r := c.Record(ws, base.Add(time.Duration(j)*time.Minute))
+			r.Source = sources[rng.IntN(len(sources))]
+			r.Status = statuses[rng.IntN(len(statuses))]
+			cust := j // most rows a new customer
+			if rng.IntN(4) == 0 {
+				cust = rng.IntN(max(j, 1))
+			}
+			domain := fmt.Sprintf("company%d.example", domains.Uint64())
+			ref := &core.ContactRef{}
+			if cust%5 == 0 {
+				ref.Email = fmt.Sprintf("person%d@%s", cust, free[cust%len(free)])
+			} else {
+				ref.Email = fmt.Sprintf("person%d@%s", cust, domain)
+				ref.Domain, ref.CompanyName = domain, domain
+			}
+			ref.EmailKey = strings.ToLower(ref.Email)
+			r.Contact = ref
+			if rng.IntN(100) < 35 {
+				k := 1 + rng.IntN(3)
+				for range k {
+					t := tags[tagPick.Uint64()]
+					if !slices.Contains(r.TagIDs, t) {
+						r.TagIDs = append(r.TagIDs, t)
+					}
+				}
+			}
+			if rng.IntN(2) == 0 {
+				r.ProductID = products[rng.IntN(len(products))]
+			}
+			batch = append(batch, r)
+		}
+		if err := put(batch); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Window is the date window of the listings: about a tenth of the n records from base on.
+func Window(base time.Time, n int) (from, to time.Time) {
+	return base.Add(time.Duration(n/2) * time.Minute), base.Add(time.Duration(n/2+n/10) * time.Minute)
+}
+
+// Shape names the values of a filled data set that the listings filter on.
+type Shape struct {
+	Tags, Products []core.ID
+	CommonTag      core.ID // on about a tenth of the rows
+	RareTag        core.ID
+	BigCompany     core.ID // the most common domain's company
+	SmallCompany   core.ID
+	Email          string // a customer with a few records
+	Idea           core.ID
+	From, To       time.Time // a window of about a tenth of the rows
+}
+
+// Case is one listing: a name for its figure and its query.
+type Case struct {
+	Name string
+	Q    core.ListQuery
+}
+
+// Cases is every filter of GET /records alone, with a date window, and in the combinations a console or an
+// integration asks for.
+func Cases(sh Shape) []Case {
+	yes, no := true, false
+	cases := []Case{
+		{"type", core.ListQuery{Type: core.RecordFeedback}},
+		{"type-idea", core.ListQuery{Type: core.RecordIdea}},
+		{"status", core.ListQuery{Statuses: []string{core.StatusProcessed}}},
+		{"source", core.ListQuery{Source: "Slack"}},
+		{"company-big", core.ListQuery{CompanyID: sh.BigCompany}},
+		{"company-small", core.ListQuery{CompanyID: sh.SmallCompany}},
+		{"tag-common", core.ListQuery{TagIDs: []core.ID{sh.CommonTag}}},
+		{"tag-rare", core.ListQuery{TagIDs: []core.ID{sh.RareTag}}},
+		{"tags-two", core.ListQuery{TagIDs: []core.ID{sh.CommonTag, sh.Tags[1]}}},
+		{"product", core.ListQuery{ProductID: sh.Products[0]}},
+		{"customer-email", core.ListQuery{CustomerEmailKey: sh.Email}},
+		{"linked", core.ListQuery{Type: core.RecordFeedback, Linked: &yes}},
+		{"unlinked", core.ListQuery{Type: core.RecordFeedback, Linked: &no}},
+		{"linked-to", core.ListQuery{LinkedTo: sh.Idea}},
+		{"updated-since", core.ListQuery{UpdatedSince: sh.From}},
+		{"search", core.ListQuery{Search: "export"}},
+		{"order-updated", core.ListQuery{Order: core.OrderUpdated}},
+		{"order-demand", core.ListQuery{Type: core.RecordIdea, Order: core.OrderDemand}},
+		{"asc", core.ListQuery{Asc: true}},
+	}
+	// Every one of them again within a date window, and the tag filter with every other one.
+	n := len(cases)
+	for _, k := range cases[:n] {
+		w := k.Q
+		w.From, w.To = sh.From, sh.To
+		w.TagIDs = slices.Clone(w.TagIDs)
+		cases = append(cases, Case{k.Name + "+dates", w})
+	}
+	for _, k := range cases[:n] {
+		if len(k.Q.TagIDs) > 0 {
+			continue
+		}
+		t := k.Q
+		t.TagIDs = []core.ID{sh.CommonTag}
+		cases = append(cases, Case{k.Name + "+tag", t})
+		t.From, t.To = sh.From, sh.To
+		cases = append(cases, Case{k.Name + "+tag+dates", t})
+	}
+	return append(cases, []Case{
+		{"type+status+source+product", core.ListQuery{Type: core.RecordFeedback, Statuses: []string{core.StatusTriage}, Source: "API", ProductID: sh.Products[1]}},
+		{"company+tag+search", core.ListQuery{CompanyID: sh.BigCompany, TagIDs: []core.ID{sh.CommonTag}, Search: "dashboard"}},
+		{"rare-tag+dates+search", core.ListQuery{TagIDs: []core.ID{sh.RareTag}, From: sh.From, To: sh.To, Search: "login"}},
+	}...)
+}
+
+// Page is the query a listing case sends to the store: a type always named, as core.List does, and one
+// more row than a page to tell whether another follows.
+func Page(q core.ListQuery) core.ListQuery {
+	if q.Type == "" {
+		q.Type = core.RecordFeedback
+	}
+	q.Limit = core.DefaultPageSize + 1
+	return q
+}
+
+// Timing is the p50 of one case's first page.
+type Timing struct {
+	Name string
+	P50  time.Duration
+}
+
+// Measure times the first page of every case rounds times through list and returns each case's p50, and
+// the index of the slowest.
+func Measure(cases []Case, rounds int, list func(core.ListQuery) error) ([]Timing, int, error) {
+	out := make([]Timing, len(cases))
+	worst := 0
+	for i, k := range cases {
+		times := make([]time.Duration, 0, rounds)
+		q := Page(k.Q)
+		for range rounds {
+			t0 := time.Now()
+			if err := list(q); err != nil {
+				return nil, 0, fmt.Errorf("%s: %w", k.Name, err)
+			}
+			times = append(times, time.Since(t0))
+		}
+		slices.Sort(times)
+		out[i] = Timing{k.Name, times[len(times)/2]}
+		if out[i].P50 > out[worst].P50 {
+			worst = i
+		}
+	}
+	return out, worst, nil
+}

@@ -1,0 +1,28 @@
+package postgres
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/feedbridge/feedbridge/core"
+)
+
+// TracePool gives the store a pool on the same configuration whose connections report every statement to
+// tracer, so that a test can count what one store call sends.
+func TracePool(ctx context.Context, s *Store, tracer pgx.QueryTracer) error {
+	cfg := s.pool.Config()
+	cfg.ConnConfig.Tracer = tracer
+	p, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	old := s.pool
+	s.pool = p
+	old.Close()
+	return nil
+}
+
+// ListSQL is the statement and arguments of a listing, for a benchmark to read its plan.
+func ListSQL(ws core.ID, q core.ListQuery) (string, []any) { return listSQL(ws, q) }
