@@ -28,6 +28,27 @@ func EpochDay(t time.Time) int64 {
 // DayStart is the first instant of an epoch day.
 func DayStart(day int64) time.Time { return time.UnixMilli(day * dayMS).UTC() }
 
+// SignalSpans are the lengths, in days, of the aligned spans a store's theme roll-up sums besides single
+// days, longest first: a span of length s starts on a day that is a multiple of s.
+var SignalSpans = []int64{64, 16, 4}
+
+// WindowSpans covers the days [from, to] with the fewest aligned spans of SignalSpans and single days
+// (length 1), in order: a window reads its edges day by day and its middle span by span.
+func WindowSpans(from, to int64) (lengths, firsts []int64) {
+	for d := from; d <= to; {
+		s := int64(1)
+		for _, l := range SignalSpans {
+			if ((d%l)+l)%l == 0 && d+l-1 <= to {
+				s = l
+				break
+			}
+		}
+		lengths, firsts = append(lengths, s), append(firsts, d)
+		d += s
+	}
+	return lengths, firsts
+}
+
 // SignalQuery asks the store for the themes of the insights of records created in [From, To], with their
 // counts in [PrevFrom, PrevTo] for the trend; Limit themes at most, most frequent first. Stores count whole
 // UTC days: every bound is taken as the whole day it falls in (callers round windows out to days).
