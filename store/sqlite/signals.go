@@ -2,21 +2,59 @@ package sqlite
 
 import (
 	"context"
-	"strings"
+	"encoding/json"
 
 	"github.com/feedbridge/feedbridge/core"
 )
 
-// themeTotalsSQL ranks the themes of the current window from the day roll-up, with their counts in the
-// previous window for the trend: it reads one row per theme and day of the two windows, never an insight.
-// Parameters: ws, previous window's first day, current window's first day, last day, limit.
-const themeTotalsSQL = `SELECT 'T', theme, '', row_number() OVER (ORDER BY n DESC, recs DESC, theme), n, recs, req, prob, praise, quest, prev, score
-	FROM (SELECT theme, sum(CASE WHEN day >= ?3 THEN n ELSE 0 END) AS n, sum(CASE WHEN day >= ?3 THEN recs ELSE 0 END) AS recs,
-		total(CASE WHEN day >= ?3 THEN score END) AS score, sum(CASE WHEN day >= ?3 THEN req ELSE 0 END) AS req,
-		sum(CASE WHEN day >= ?3 THEN prob ELSE 0 END) AS prob, sum(CASE WHEN day >= ?3 THEN praise ELSE 0 END) AS praise,
-		sum(CASE WHEN day >= ?3 THEN quest ELSE 0 END) AS quest, sum(CASE WHEN day < ?3 THEN n ELSE 0 END) AS prev
-		FROM theme_days WHERE workspace_id = ?1 AND day BETWEEN ?2 AND ?4 GROUP BY theme)
-	WHERE n > 0 ORDER BY n DESC, recs DESC, theme LIMIT ?5`
+// signalSegs reads the spans that cover a window (core.WindowSpans) from a JSON array of [length, first
+// day, current] triples.
+const signalSegs = `WITH segs AS (SELECT json_extract(value, '$[0]') AS span, json_extract(value, '$[1]') AS first_day,
+	json_extract(value, '$[2]') AS cur FROM json_each(?2)) `
+
+// themeTotalsSQL ranks the themes of the current window from the day and span roll-ups, with their counts
+// in the previous window for the trend: single days read theme_days, longer spans theme_span_days, so a
+// window of any length reads a handful of rows per theme, never an insight. Parameters: ws, the spans of
+// both windows (signalSegs), limit.
+const themeTotalsSQL = signalSegs + `, parts AS (
+		SELECT g.cur, d.theme, d.n, d.recs, d.score, d.req, d.prob, d.praise, d.quest FROM segs g
+			JOIN theme_days d ON d.workspace_id = ?1 AND d.day = g.first_day WHERE g.span = 1
+		UNION ALL SELECT g.cur, d.theme, d.n, d.recs, d.score, d.req, d.prob, d.praise, d.quest FROM segs g
+			JOIN theme_span_days d ON d.workspace_id = ?1 AND d.span = g.span AND d.first_day = g.first_day WHERE g.span > 1)
+	SELECT 'T', theme, '', row_number() OVER (ORDER BY n DESC, recs DESC, theme), n, recs, req, prob, praise, quest, prev, score
+	FROM (SELECT theme, sum(CASE WHEN cur THEN n ELSE 0 END) AS n, sum(CASE WHEN cur THEN recs ELSE 0 END) AS recs,
+		total(CASE WHEN cur THEN score END) AS score, sum(CASE WHEN cur THEN req ELSE 0 END) AS req,
+		sum(CASE WHEN cur THEN prob ELSE 0 END) AS prob, sum(CASE WHEN cur THEN praise ELSE 0 END) AS praise,
+		sum(CASE WHEN cur THEN quest ELSE 0 END) AS quest, sum(CASE WHEN cur THEN 0 ELSE n END) AS prev
+		FROM parts GROUP BY theme)
+	WHERE n > 0 ORDER BY n DESC, recs DESC, theme LIMIT ?3`
+
+// themeCompaniesSQL sums the companies of the themes of a JSON array (?3) over the current window's spans,
+// per company first, so that each company's name is looked up once per theme rather than once per day or
+// span it was named in.
+const themeCompaniesSQL = signalSegs + `, top AS (SELECT value AS theme FROM json_each(?3))
+	SELECT d.theme, c.name, sum(d.cn) FROM (SELECT theme, company_id, sum(n) AS cn FROM (
+			SELECT t.theme, d.company_id, d.n FROM top t, segs g JOIN theme_day_companies d
+				ON d.workspace_id = ?1 AND d.theme = t.theme AND d.day = g.first_day WHERE g.cur AND g.span = 1
+			UNION ALL SELECT t.theme, d.company_id, d.n FROM top t, segs g JOIN theme_span_companies d
+				ON d.workspace_id = ?1 AND d.theme = t.theme AND d.span = g.span AND d.first_day = g.first_day
+				WHERE g.cur AND g.span > 1)
+		GROUP BY theme, company_id) d
+	JOIN companies c ON c.id = d.company_id GROUP BY d.theme, c.name`
+
+// windowSegs is the JSON array of the spans that cover the previous window [prevFrom, from-1] and the
+// current one [from, to], for signalSegs.
+func windowSegs(prevFrom, from, to int64) (string, error) {
+	var segs [][3]int64
+	for cur, w := range [][2]int64{{prevFrom, from - 1}, {from, to}} {
+		lengths, firsts := core.WindowSpans(w[0], w[1])
+		for i := range lengths {
+			segs = append(segs, [3]int64{lengths[i], firsts[i], int64(cur)})
+		}
+	}
+	b, err := json.Marshal(segs)
+	return string(b), err
+}
 
 // ThemeSignals reads the window's themes from the roll-up the insight triggers keep (migration 0015):
 // the totals of every theme and day of the two windows, then the companies and examples of the top themes
@@ -27,8 +65,12 @@ func (s *Store) ThemeSignals(ctx context.Context, ws core.ID, q core.SignalQuery
 		return nil, s.fail("theme signals", err)
 	}
 	defer leave()
-	from, to, prevFrom := core.EpochDay(q.From), core.EpochDay(q.To), core.EpochDay(q.PrevFrom)
-	rows, err := s.rq.QueryContext(ctx, themeTotalsSQL, ws, prevFrom, from, to, q.Limit)
+	from, to := core.EpochDay(q.From), core.EpochDay(q.To)
+	segs, err := windowSegs(core.EpochDay(q.PrevFrom), from, to)
+	if err != nil {
+		return nil, s.fail("theme signals", err)
+	}
+	rows, err := s.rq.QueryContext(ctx, themeTotalsSQL, ws, segs, q.Limit)
 	if err != nil {
 		return nil, s.fail("theme signals", err)
 	}
@@ -43,18 +85,15 @@ func (s *Store) ThemeSignals(ctx context.Context, ws core.ID, q core.SignalQuery
 	if err != nil || len(parts) == 0 {
 		return core.AssembleThemeSignals(parts), s.fail("theme signals", err)
 	}
-	themes := make([]any, 0, len(parts)+3)
-	themes = append(themes, ws, from, to)
-	for _, p := range parts {
-		themes = append(themes, p.Theme)
+	themes := make([]string, len(parts))
+	for i, p := range parts {
+		themes[i] = p.Theme
 	}
-	in := "?" + strings.Repeat(", ?", len(parts)-1)
-	// The day rows are summed per company first, so that each company's name is looked up once per
-	// theme rather than once per day it was named on.
-	rows, err = s.rq.QueryContext(ctx, `SELECT d.theme, c.name, sum(d.cn) FROM (SELECT theme, company_id, sum(n) AS cn
-			FROM theme_day_companies WHERE workspace_id = ? AND day BETWEEN ? AND ? AND theme IN (`+in+`)
-			GROUP BY theme, company_id) d
-		JOIN companies c ON c.id = d.company_id GROUP BY d.theme, c.name`, themes...)
+	top, err := json.Marshal(themes)
+	if err != nil {
+		return nil, s.fail("theme signals", err)
+	}
+	rows, err = s.rq.QueryContext(ctx, themeCompaniesSQL, ws, segs, string(top))
 	if err != nil {
 		return nil, s.fail("theme signals: companies", err)
 	}
@@ -67,7 +106,7 @@ func (s *Store) ThemeSignals(ctx context.Context, ws core.ID, q core.SignalQuery
 	}
 	parts = append(parts, companies...)
 	lo, hi := core.DayStart(from).UnixMilli(), core.DayStart(to+1).UnixMilli()-1
-	for _, theme := range themes[3:] {
+	for _, theme := range themes {
 		rows, err := s.rq.QueryContext(ctx, `SELECT record_id FROM record_themes WHERE workspace_id = ? AND theme = ?
 			AND created_at BETWEEN ? AND ? ORDER BY created_at DESC, record_id DESC LIMIT ?`, ws, theme, lo, hi, core.MaxSignalExamples)
 		if err != nil {
@@ -76,7 +115,7 @@ func (s *Store) ThemeSignals(ctx context.Context, ws core.ID, q core.SignalQuery
 		n := 0
 		ex, err := collect(rows, func(sc scanner) (core.ThemePart, error) {
 			n++
-			p := core.ThemePart{Part: "E", Theme: theme.(string), N: n}
+			p := core.ThemePart{Part: "E", Theme: theme, N: n}
 			return p, sc.Scan(&p.Value)
 		})
 		if err != nil {
