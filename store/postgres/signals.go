@@ -13,9 +13,10 @@ import (
 // the day tables, longer spans the span tables, so a window of any length reads a handful of rows per theme
 // (and company). The totals of every theme over the current and the previous window rank the themes (byte
 // order breaks ties, as everywhere); companies and examples are read for the top ones only, the
-// companies' rows summed per company before its name is looked up, the examples from an index, newest
-// record first. Parameters: ws, the spans' lengths, first days and whether each is of the current window,
-// limit, examples, first and last instant of the current window.
+// companies' rows summed per company before its name is looked up and only the first ones of each theme
+// sent with their count, the examples from an index, newest record first. Parameters: ws, the spans'
+// lengths, first days and whether each is of the current window, limit, examples, first and last instant
+// of the current window, companies.
 const themeSignalsSQL = `WITH segs AS (SELECT * FROM unnest($2::int[], $3::int[], $4::bool[]) AS g (span, first_day, cur)),
 	parts AS (SELECT g.cur, d.theme, d.n, d.recs, d.score, d.req, d.prob, d.praise, d.quest FROM segs g
 			JOIN theme_days d ON d.workspace_id = $1 AND d.day = g.first_day WHERE g.span = 1
@@ -38,9 +39,12 @@ const themeSignalsSQL = `WITH segs AS (SELECT * FROM unnest($2::int[], $3::int[]
 				WHERE g.cur AND g.span > 1) u
 		GROUP BY theme, company_id),
 	by_company AS (SELECT d.theme, c.name, sum(d.cn) AS cn FROM per_id d
-		JOIN companies c ON c.workspace_id = $1 AND c.id = d.company_id GROUP BY d.theme, c.name)
+		JOIN companies c ON c.workspace_id = $1 AND c.id = d.company_id GROUP BY d.theme, c.name),
+	ranked AS (SELECT theme, name, cn, count(*) OVER (PARTITION BY theme) AS total,
+		row_number() OVER (PARTITION BY theme ORDER BY cn DESC, name COLLATE "C") AS rk FROM by_company)
 	SELECT 'T', theme, '', pos::int, n::int, recs::int, req::int, prob::int, praise::int, quest::int, prev::int, score::float8 FROM top
-	UNION ALL SELECT 'C', theme, name, cn::int, 0, 0, 0, 0, 0, 0, 0, 0 FROM by_company
+	UNION ALL SELECT 'C', theme, name, cn::int, 0, 0, 0, 0, 0, 0, 0, 0 FROM ranked WHERE rk <= $9
+	UNION ALL SELECT 'K', theme, '', total::int, 0, 0, 0, 0, 0, 0, 0, 0 FROM ranked WHERE rk = 1
 	UNION ALL SELECT 'E', top.theme, ex.record_id, ex.en::int, 0, 0, 0, 0, 0, 0, 0, 0 FROM top
 	CROSS JOIN LATERAL (SELECT x.record_id, row_number() OVER (ORDER BY x.created_at DESC, x.record_id COLLATE "C" DESC) AS en
 		FROM record_themes x WHERE x.workspace_id = $1 AND x.theme = top.theme AND x.created_at BETWEEN $7 AND $8
@@ -63,7 +67,7 @@ func (s *Store) ThemeSignals(ctx context.Context, ws core.ID, q core.SignalQuery
 		cur = append(cur, true)
 	}
 	rows, err := s.pool.Query(ctx, themeSignalsSQL, ws, lengths, firsts, cur, q.Limit, core.MaxSignalExamples,
-		core.DayStart(from), core.DayStart(to+1).Add(-1))
+		core.DayStart(from), core.DayStart(to+1).Add(-1), core.MaxSignalCompanies)
 	if err != nil {
 		return nil, fail("theme signals", err)
 	}

@@ -33,7 +33,7 @@ const themeTotalsSQL = signalSegs + `, parts AS (
 // per company first, so that each company's name is looked up once per theme rather than once per day or
 // span it was named in.
 const themeCompaniesSQL = signalSegs + `, top AS (SELECT value AS theme FROM json_each(?3))
-	SELECT d.theme, c.name, sum(d.cn) FROM (SELECT theme, company_id, sum(n) AS cn FROM (
+	SELECT d.theme AS theme, c.name AS name, sum(d.cn) AS cn FROM (SELECT theme, company_id, sum(n) AS cn FROM (
 			SELECT t.theme, d.company_id, d.n FROM top t, segs g JOIN theme_day_companies d
 				ON d.workspace_id = ?1 AND d.theme = t.theme AND d.day = g.first_day WHERE g.cur AND g.span = 1
 			UNION ALL SELECT t.theme, d.company_id, d.n FROM top t, segs g JOIN theme_span_companies d
@@ -41,6 +41,12 @@ const themeCompaniesSQL = signalSegs + `, top AS (SELECT value AS theme FROM jso
 				WHERE g.cur AND g.span > 1)
 		GROUP BY theme, company_id) d
 	JOIN companies c ON c.id = d.company_id GROUP BY d.theme, c.name`
+
+// themeTopCompaniesSQL keeps the first ?4 companies of each theme of themeCompaniesSQL, most insights first
+// (then by name), each row with the theme's count of company names.
+const themeTopCompaniesSQL = `SELECT theme, name, cn, total FROM (SELECT theme, name, cn, count(*) OVER (PARTITION BY theme) AS total,
+		row_number() OVER (PARTITION BY theme ORDER BY cn DESC, name) AS rk FROM (` + themeCompaniesSQL + `))
+	WHERE rk <= ?4`
 
 // windowSegs is the JSON array of the spans that cover the previous window [prevFrom, from-1] and the
 // current one [from, to], for signalSegs.
@@ -93,13 +99,16 @@ func (s *Store) ThemeSignals(ctx context.Context, ws core.ID, q core.SignalQuery
 	if err != nil {
 		return nil, s.fail("theme signals", err)
 	}
-	rows, err = s.rq.QueryContext(ctx, themeCompaniesSQL, ws, segs, string(top))
+	rows, err = s.rq.QueryContext(ctx, themeTopCompaniesSQL, ws, segs, string(top), core.MaxSignalCompanies)
 	if err != nil {
 		return nil, s.fail("theme signals: companies", err)
 	}
 	companies, err := collect(rows, func(sc scanner) (core.ThemePart, error) {
 		p := core.ThemePart{Part: "C"}
-		return p, sc.Scan(&p.Theme, &p.Value, &p.N)
+		var total int
+		err := sc.Scan(&p.Theme, &p.Value, &p.N, &total)
+		parts = append(parts, core.ThemePart{Part: "K", Theme: p.Theme, N: total})
+		return p, err
 	})
 	if err != nil {
 		return nil, s.fail("theme signals: companies", err)
