@@ -62,9 +62,9 @@ func windowSegs(prevFrom, from, to int64) (string, error) {
 	return string(b), err
 }
 
-// ThemeSignals reads the window's themes from the roll-up the insight triggers keep (migration 0015):
-// the totals of every theme and day of the two windows, then the companies and examples of the top themes
-// only. One workspace computes one answer at a time (the signals gate), like its searches.
+// ThemeSignals reads the window's themes from the roll-up the insight triggers keep (migrations 0017 and
+// 0022): the totals of every theme and span of the two windows, then the companies and examples of the top
+// themes only. One workspace computes one answer at a time (the signals gate), like its searches.
 func (s *Store) ThemeSignals(ctx context.Context, ws core.ID, q core.SignalQuery) ([]core.ThemeSignal, error) {
 	leave, err := s.signals.Enter(ctx, string(ws))
 	if err != nil {
