@@ -28,6 +28,27 @@ func EpochDay(t time.Time) int64 {
 // DayStart is the first instant of an epoch day.
 func DayStart(day int64) time.Time { return time.UnixMilli(day * dayMS).UTC() }
 
+// SignalSpans are the lengths, in days, of the aligned spans a store's theme roll-up sums besides single
+// days, longest first: a span of length s starts on a day that is a multiple of s.
+var SignalSpans = []int64{64, 16, 4}
+
+// WindowSpans covers the days [from, to] with the fewest aligned spans of SignalSpans and single days
+// (length 1), in order: a window reads its edges day by day and its middle span by span.
+func WindowSpans(from, to int64) (lengths, firsts []int64) {
+	for d := from; d <= to; {
+		s := int64(1)
+		for _, l := range SignalSpans {
+			if ((d%l)+l)%l == 0 && d+l-1 <= to {
+				s = l
+				break
+			}
+		}
+		lengths, firsts = append(lengths, s), append(firsts, d)
+		d += s
+	}
+	return lengths, firsts
+}
+
 // SignalQuery asks the store for the themes of the insights of records created in [From, To], with their
 // counts in [PrevFrom, PrevTo] for the trend; Limit themes at most, most frequent first. Stores count whole
 // UTC days: every bound is taken as the whole day it falls in (callers round windows out to days).
@@ -53,8 +74,9 @@ type ThemeSignal struct {
 }
 
 // ThemePart is one row of a store's single-query theme aggregation: a theme's totals (Part 'T', N its
-// rank), one of its companies ('C', Value the name, N its insights) or one of its examples ('E', Value the
-// record id, N its rank).
+// rank), one of its companies ('C', Value the name, N its insights), its count of company names when the
+// store ranks them itself and sends only the first ones ('K', N the count) or one of its examples ('E',
+// Value the record id, N its rank).
 type ThemePart struct {
 	Part  string
 	Theme string
@@ -65,11 +87,12 @@ type ThemePart struct {
 
 // AssembleThemeSignals puts a store's ThemeParts together: themes by rank; companies summed by name
 // (two companies may share one), most insights first (then by name), MaxSignalCompanies of them with the
-// count of all; examples by rank.
+// count of all (the 'K' part's, when there is one); examples by rank.
 func AssembleThemeSignals(parts []ThemePart) []ThemeSignal {
 	var tops []ThemePart
 	companies := map[string]map[string]int{}
 	examples := map[string][]ThemePart{}
+	totals := map[string]int{}
 	for _, p := range parts {
 		switch p.Part {
 		case "T":
@@ -81,6 +104,8 @@ func AssembleThemeSignals(parts []ThemePart) []ThemeSignal {
 			companies[p.Theme][p.Value] += p.N
 		case "E":
 			examples[p.Theme] = append(examples[p.Theme], p)
+		case "K":
+			totals[p.Theme] = p.N
 		}
 	}
 	sort.Slice(tops, func(i, j int) bool { return tops[i].N < tops[j].N })
@@ -89,6 +114,9 @@ func AssembleThemeSignals(parts []ThemePart) []ThemeSignal {
 		s := t.Sig
 		s.Theme = t.Theme
 		s.Companies, s.CompaniesTotal = TopCompanies(companies[t.Theme])
+		if n, ok := totals[t.Theme]; ok {
+			s.CompaniesTotal = n
+		}
 		es := examples[t.Theme]
 		sort.Slice(es, func(i, j int) bool { return es[i].N < es[j].N })
 		for _, e := range es {

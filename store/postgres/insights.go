@@ -51,20 +51,20 @@ func (s *Store) completeJobs(ctx context.Context, op, worker string, results []c
 			isDone[id] = true
 		}
 		notHeld = []core.ID{}
-		b := &pgx.Batch{}
-		var written []core.InsightJob
+		var written []core.JobResult
 		for _, r := range results {
 			if !isDone[r.Job.ID] {
 				notHeld = append(notHeld, r.Job.ID)
 				continue
 			}
-			queueInsights(b, r.Job, r.Insights)
-			written = append(written, r.Job)
+			written = append(written, r)
 		}
-		queueRollup(b, written)
-		if b.Len() == 0 {
+		if len(written) == 0 {
 			return nil
 		}
+		b := &pgx.Batch{}
+		queueInsights(b, written)
+		queueRollup(b, written)
 		return tx.SendBatch(ctx, b).Close()
 	})
 	if err != nil {
@@ -73,19 +73,60 @@ func (s *Store) completeJobs(ctx context.Context, op, worker string, results []c
 	return notHeld, nil
 }
 
-// queueInsights adds to b the statements that replace the job's record's insights with ins.
-func queueInsights(b *pgx.Batch, job core.InsightJob, ins []core.Insight) {
-	b.Queue(`DELETE FROM insights WHERE workspace_id = $1 AND record_id = $2`, job.Workspace, job.RecordID)
-	for _, in := range ins {
-		if in.ID == "" {
-			in.ID = core.NewID()
-		}
-		b.Queue(`INSERT INTO insights (id, workspace_id, record_id, kind, summary, quote, sentiment, sentiment_score,
-				themes, tags, extractor, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, coalesce($12, `+txNow+`))`,
-			in.ID, job.Workspace, job.RecordID, in.Kind, in.Summary, in.Quote, in.Sentiment, in.SentimentScore,
-			nonNil(in.Themes), nonNil(in.Tags), in.Extractor, optTime(in.CreatedAt))
+// queueInsights adds to b the two statements that replace the insights of the results' records with the
+// results' insights, whatever their number: one deletion and one insertion from arrays, each insight's
+// themes and tags a slice (offset, length) of one flat array. A record named by more than one result gets
+// the insights of the last, as if they were written one after another.
+func queueInsights(b *pgx.Batch, results []core.JobResult) {
+	last := make(map[core.ID]int, len(results))
+	for i, r := range results {
+		last[r.Job.RecordID] = i
 	}
+	var (
+		recWS, recIDs                                          []string
+		ids, wss, recs, kinds, sums, quotes, sents, extractors []string
+		scores                                                 []float64
+		themeAt, themeLen, tagAt, tagLen                       []int32
+		themes, tags                                           []string
+		created                                                []*time.Time
+	)
+	for i, r := range results {
+		if last[r.Job.RecordID] != i {
+			continue
+		}
+		recWS, recIDs = append(recWS, string(r.Job.Workspace)), append(recIDs, string(r.Job.RecordID))
+		for _, in := range r.Insights {
+			if in.ID == "" {
+				in.ID = core.NewID()
+			}
+			ids, wss, recs = append(ids, string(in.ID)), append(wss, string(r.Job.Workspace)), append(recs, string(r.Job.RecordID))
+			kinds, sums, quotes = append(kinds, in.Kind), append(sums, in.Summary), append(quotes, in.Quote)
+			sents, scores, extractors = append(sents, in.Sentiment), append(scores, in.SentimentScore), append(extractors, in.Extractor)
+			themeAt, themeLen = append(themeAt, int32(len(themes))), append(themeLen, int32(len(in.Themes)))
+			tagAt, tagLen = append(tagAt, int32(len(tags))), append(tagLen, int32(len(in.Tags)))
+			themes, tags = append(themes, in.Themes...), append(tags, in.Tags...)
+			var at *time.Time
+			if !in.CreatedAt.IsZero() {
+				t := ms(in.CreatedAt)
+				at = &t
+			}
+			created = append(created, at)
+		}
+	}
+	b.Queue(`DELETE FROM insights i USING unnest($1::text[], $2::text[]) AS d (ws, id)
+		WHERE i.workspace_id = d.ws AND i.record_id = d.id`, recWS, recIDs)
+	if len(ids) == 0 {
+		return
+	}
+	b.Queue(`INSERT INTO insights (id, workspace_id, record_id, kind, summary, quote, sentiment, sentiment_score,
+			themes, tags, extractor, created_at)
+		SELECT x.id, x.ws, x.rec, x.kind, x.summary, x.quote, x.sentiment, x.score, coalesce(($15::text[])[x.ta + 1 : x.ta + x.tl], '{}'),
+			coalesce(($16::text[])[x.ga + 1 : x.ga + x.gl], '{}'), x.extractor, coalesce(x.created_at, `+txNow+`)
+		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::float8[],
+			$9::int[], $10::int[], $11::int[], $12::int[], $13::text[], $14::timestamptz[])
+			AS x (id, ws, rec, kind, summary, quote, sentiment, score, ta, tl, ga, gl, extractor, created_at)`,
+		ids, wss, recs, kinds, sums, quotes, sents, scores, themeAt, themeLen, tagAt, tagLen, extractors, created,
+		nonNil(themes), nonNil(tags))
 }
 
 func nonNil(ss []string) []string {

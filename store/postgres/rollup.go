@@ -35,12 +35,13 @@ const rollupSQL = `WITH shares AS (
 	GROUP BY workspace_id, theme, day, company_id ORDER BY workspace_id, theme, day, company_id
 	ON CONFLICT (workspace_id, theme, day, company_id) DO UPDATE SET n = c.n + excluded.n`
 
-// queueRollup adds to b the statement that adds the records of jobs to the theme roll-up (see rollupSQL),
+// queueRollup adds to b the statement that adds the records of the results' jobs to the theme roll-up (see rollupSQL),
 // each record once.
-func queueRollup(b *pgx.Batch, jobs []core.InsightJob) {
-	seen := make(map[core.ID]bool, len(jobs))
+func queueRollup(b *pgx.Batch, results []core.JobResult) {
+	seen := make(map[core.ID]bool, len(results))
 	var wss, ids []string
-	for _, j := range jobs {
+	for _, r := range results {
+		j := r.Job
 		if !seen[j.RecordID] {
 			seen[j.RecordID] = true
 			wss, ids = append(wss, string(j.Workspace)), append(ids, string(j.RecordID))

@@ -50,6 +50,7 @@ var signalTests = map[string]func(t *testing.T, f *fixture){
 			{day.Add(10 * 24 * time.Hour), day.Add(20*24*time.Hour - time.Millisecond), 3},
 			{day.Add(5 * 24 * time.Hour), day.Add(6*24*time.Hour - time.Millisecond), 1},
 			{day.Add(-24 * time.Hour), day.Add(-time.Millisecond), 5},
+			{day.Add(-60 * 24 * time.Hour), day.Add(60*24*time.Hour - time.Millisecond), 100}, // spans of every length
 		} {
 			length := c.to.Sub(c.from) + time.Millisecond
 			pf, pt := c.from.Add(-length), c.from.Add(-time.Millisecond)
