@@ -145,10 +145,13 @@ func (ix *index) search(q query, limit int, skip core.ID) []core.Match {
 		*buf = make([]float64, len(ix.docs))
 	}
 	scores := (*buf)[:len(ix.docs)]
-	var found []int32 // the slots with a score, in the order first scored
-	open := true      // whether a document not yet found may still make the top limit
+	var (
+		found []int32 // the slots with a score that may still make the top limit; the others score 0
+		open  = true  // whether a document not yet found may still make it
+	)
 	for i, t := range terms {
-		if open {
+		switch {
+		case open:
 			for _, p := range t.ps {
 				d := &ix.docs[p.slot]
 				if d.dead {
@@ -159,10 +162,7 @@ func (ix *index) search(q query, limit int, skip core.ID) []core.Match {
 				}
 				scores[p.slot] += t.w * bm25TF(float64(p.tf), d.length, avg)
 			}
-			open = !closed(ix, scores, found, limit, skip, rest[i+1])
-			continue
-		}
-		if len(found)*8 < len(t.ps) {
+		case len(found)*8 < len(t.ps):
 			// Fewer found documents than postings: look the term up in each document instead.
 			for _, s := range found {
 				d := &ix.docs[s]
@@ -170,13 +170,33 @@ func (ix *index) search(q query, limit int, skip core.ID) []core.Match {
 					scores[s] += t.w * bm25TF(tf, d.length, avg)
 				}
 			}
-			continue
-		}
-		for _, p := range t.ps {
-			if scores[p.slot] > 0 && !ix.docs[p.slot].dead {
-				scores[p.slot] += t.w * bm25TF(float64(p.tf), ix.docs[p.slot].length, avg)
+		default:
+			for _, p := range t.ps {
+				if d := &ix.docs[p.slot]; scores[p.slot] > 0 && !d.dead {
+					scores[p.slot] += t.w * bm25TF(float64(p.tf), d.length, avg)
+				}
 			}
 		}
+		if i+1 == len(terms) {
+			break
+		}
+		// Scores only grow, so the limit-th best score so far is a floor of the last one's: a document
+		// that the terms to come cannot lift to it is out, and so is every document not found yet once
+		// that floor is above all the terms to come can give.
+		floor := kthScore(ix, scores, found, limit, skip)
+		if floor <= rest[i+1] && open {
+			continue
+		}
+		open = false
+		kept := found[:0]
+		for _, s := range found {
+			if scores[s]+rest[i+1] >= floor {
+				kept = append(kept, s)
+			} else {
+				scores[s] = 0
+			}
+		}
+		found = kept
 	}
 	rs := topK(ix, scores, found, limit, skip)
 	for _, s := range found {
@@ -195,22 +215,29 @@ func (ix *index) search(q query, limit int, skip core.ID) []core.Match {
 // every search leaves its array all zero.
 var scoreBufs = sync.Pool{New: func() any { return new([]float64) }}
 
-// closed reports whether the limit best documents found so far score more than rest, the most the terms
-// still to come could give a document not found yet: then no such document can make the top limit.
-// Scores only grow, so a partial score is a floor of the final one.
-func closed(ix *index, scores []float64, found []int32, limit int, skip core.ID, rest float64) bool {
+// kthScore is the limit-th best score among the found slots other than skip's, 0 when there are fewer.
+func kthScore(ix *index, scores []float64, found []int32, limit int, skip core.ID) float64 {
 	if len(found) < limit {
-		return false
+		return 0
 	}
-	n := 0
+	best := make([]float64, 0, limit+1) // descending
 	for _, s := range found {
-		if scores[s] > rest && ix.docs[s].id != skip {
-			if n++; n == limit {
-				return true
-			}
+		v := scores[s]
+		if len(best) == limit && v <= best[limit-1] || ix.docs[s].id == skip {
+			continue
+		}
+		i := sort.Search(len(best), func(i int) bool { return v > best[i] })
+		best = append(best, 0)
+		copy(best[i+1:], best[i:])
+		best[i] = v
+		if len(best) > limit {
+			best = best[:limit]
 		}
 	}
-	return false
+	if len(best) < limit {
+		return 0
+	}
+	return best[limit-1]
 }
 
 // topK keeps the limit best of the found slots in order (score, then id), in one pass with an insertion
