@@ -162,8 +162,9 @@ func (ix *index) search(q query, limit int, skip core.ID) []core.Match {
 				}
 				scores[p.slot] += t.w * bm25TF(float64(p.tf), d.length, avg)
 			}
-		case len(found)*8 < len(t.ps):
-			// Fewer found documents than postings: look the term up in each document instead.
+		case len(found)*64 < len(t.ps):
+			// Far fewer found documents than postings: look the term up in each document instead (a map
+			// lookup costs many times a step along the postings).
 			for _, s := range found {
 				d := &ix.docs[s]
 				if tf, ok := d.bag.terms[t.term]; ok {
@@ -172,8 +173,8 @@ func (ix *index) search(q query, limit int, skip core.ID) []core.Match {
 			}
 		default:
 			for _, p := range t.ps {
-				if d := &ix.docs[p.slot]; scores[p.slot] > 0 && !d.dead {
-					scores[p.slot] += t.w * bm25TF(float64(p.tf), d.length, avg)
+				if scores[p.slot] > 0 {
+					scores[p.slot] += t.w * bm25TF(float64(p.tf), ix.docs[p.slot].length, avg)
 				}
 			}
 		}
