@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/feedbridge/feedbridge/core"
 )
@@ -25,6 +26,7 @@ type doc struct {
 	id      core.ID
 	version string // what the index last read of it (updatedAt, title and text), to skip unchanged rereads
 	bag     *bag
+	length  float64 // bag.length, kept here so that scoring a posting reads only this slice
 	dead    bool
 }
 
@@ -64,7 +66,7 @@ func (ix *index) put(id core.ID, version, title, text string) {
 	}
 	b := docBag(ix.lex, title, text, func(t token) { ix.spell.learn(t.word, t.stem) })
 	slot := len(ix.docs)
-	ix.docs = append(ix.docs, doc{id: id, version: version, bag: b})
+	ix.docs = append(ix.docs, doc{id: id, version: version, bag: b, length: b.length})
 	ix.slots[id] = slot
 	for t, tf := range b.terms {
 		ix.post[t] = append(ix.post[t], posting{slot: int32(slot), tf: float32(tf)})
@@ -87,7 +89,7 @@ func (ix *index) remove(id core.ID) {
 	ix.live--
 	ix.totalLen -= d.bag.length
 	delete(ix.slots, id)
-	d.bag = &bag{terms: nil, length: 0}
+	d.bag, d.length = &bag{terms: nil, length: 0}, 0
 }
 
 // deadShare is the part of the slots that are dead, which decides when a rebuild is due.
@@ -105,27 +107,103 @@ type result struct {
 }
 
 // search returns up to limit documents sharing something with q, best first, leaving skip out.
+//
+// Terms are scored rarest first (by the most each can add to a document, which is bounded by the
+// idf), in the manner of MaxScore: once the documents found so far hold limit scores that the terms
+// still to come could not give a document yet unseen, those terms only add to the documents already
+// found. In a large workspace the common words of a text are in most documents, and walking their
+// postings would be most of the cost while they cannot change which documents come first.
 func (ix *index) search(q query, limit int, skip core.ID) []core.Match {
 	if ix.live == 0 || limit <= 0 {
 		return nil
 	}
 	avg := ix.totalLen / float64(ix.live)
-	scores := make([]float64, len(ix.docs))
+	type qterm struct {
+		ps     []posting
+		w, max float64 // the term's weight times its idf, and the most it can add to one document
+		term   string
+	}
+	terms := make([]qterm, 0, len(q.weights))
 	for t, qw := range q.weights {
-		ps := ix.post[t]
-		if len(ps) == 0 {
-			continue
-		}
-		idf := ix.idf(t)
-		for _, p := range ps {
-			d := &ix.docs[p.slot]
-			if d.dead {
-				continue
-			}
-			scores[p.slot] += qw * idf * bm25TF(float64(p.tf), d.bag.length, avg)
+		if ps := ix.post[t]; len(ps) > 0 {
+			w := qw * ix.idf(t)
+			terms = append(terms, qterm{ps: ps, w: w, max: w * (bm25K1 + 1), term: t})
 		}
 	}
-	rs := topK(ix, scores, limit, skip)
+	sort.Slice(terms, func(i, j int) bool {
+		if terms[i].max != terms[j].max {
+			return terms[i].max > terms[j].max
+		}
+		return terms[i].term < terms[j].term
+	})
+	rest := make([]float64, len(terms)+1) // rest[i]: the most terms[i:] can add to one document
+	for i := len(terms) - 1; i >= 0; i-- {
+		rest[i] = rest[i+1] + terms[i].max
+	}
+	buf := scoreBufs.Get().(*[]float64)
+	if len(*buf) < len(ix.docs) {
+		*buf = make([]float64, len(ix.docs))
+	}
+	scores := (*buf)[:len(ix.docs)]
+	var (
+		found []int32 // the slots with a score that may still make the top limit; the others score 0
+		open  = true  // whether a document not yet found may still make it
+	)
+	for i, t := range terms {
+		switch {
+		case open:
+			for _, p := range t.ps {
+				d := &ix.docs[p.slot]
+				if d.dead {
+					continue
+				}
+				if scores[p.slot] == 0 {
+					found = append(found, p.slot)
+				}
+				scores[p.slot] += t.w * bm25TF(float64(p.tf), d.length, avg)
+			}
+		case len(found)*64 < len(t.ps):
+			// Far fewer found documents than postings: look the term up in each document instead (a map
+			// lookup costs many times a step along the postings).
+			for _, s := range found {
+				d := &ix.docs[s]
+				if tf, ok := d.bag.terms[t.term]; ok {
+					scores[s] += t.w * bm25TF(tf, d.length, avg)
+				}
+			}
+		default:
+			for _, p := range t.ps {
+				if scores[p.slot] > 0 {
+					scores[p.slot] += t.w * bm25TF(float64(p.tf), ix.docs[p.slot].length, avg)
+				}
+			}
+		}
+		if i+1 == len(terms) {
+			break
+		}
+		// Scores only grow, so the limit-th best score so far is a floor of the last one's: a document
+		// that the terms to come cannot lift to it is out, and so is every document not found yet once
+		// that floor is above all the terms to come can give.
+		floor := kthScore(ix, scores, found, limit, skip)
+		if floor <= rest[i+1] && open {
+			continue
+		}
+		open = false
+		kept := found[:0]
+		for _, s := range found {
+			if scores[s]+rest[i+1] >= floor {
+				kept = append(kept, s)
+			} else {
+				scores[s] = 0
+			}
+		}
+		found = kept
+	}
+	rs := topK(ix, scores, found, limit, skip)
+	for _, s := range found {
+		scores[s] = 0
+	}
+	scoreBufs.Put(buf)
 	out := make([]core.Match, len(rs))
 	for i, r := range rs {
 		d := &ix.docs[r.slot]
@@ -134,9 +212,39 @@ func (ix *index) search(q query, limit int, skip core.ID) []core.Match {
 	return out
 }
 
-// topK keeps the limit best slots in order (score, then id), in one pass with an insertion into a short
-// sorted slice: sorting every document that shares a word would cost more than the scoring.
-func topK(ix *index, scores []float64, limit int, skip core.ID) []result {
+// scoreBufs keeps the per-document score arrays of searches, which are as long as an index has slots;
+// every search leaves its array all zero.
+var scoreBufs = sync.Pool{New: func() any { return new([]float64) }}
+
+// kthScore is the limit-th best score among the found slots other than skip's, 0 when there are fewer.
+func kthScore(ix *index, scores []float64, found []int32, limit int, skip core.ID) float64 {
+	if len(found) < limit {
+		return 0
+	}
+	best := make([]float64, 0, limit+1) // descending
+	for _, s := range found {
+		v := scores[s]
+		if len(best) == limit && v <= best[limit-1] || ix.docs[s].id == skip {
+			continue
+		}
+		i := sort.Search(len(best), func(i int) bool { return v > best[i] })
+		best = append(best, 0)
+		copy(best[i+1:], best[i:])
+		best[i] = v
+		if len(best) > limit {
+			best = best[:limit]
+		}
+	}
+	if len(best) < limit {
+		return 0
+	}
+	return best[limit-1]
+}
+
+// topK keeps the limit best of the found slots in order (score, then id), in one pass with an insertion
+// into a short sorted slice: sorting every document that shares a word would cost more than the scoring.
+// The order is total, so the answer does not depend on the order the slots come in.
+func topK(ix *index, scores []float64, found []int32, limit int, skip core.ID) []result {
 	better := func(a, b result) bool {
 		if a.score != b.score {
 			return a.score > b.score
@@ -144,11 +252,8 @@ func topK(ix *index, scores []float64, limit int, skip core.ID) []result {
 		return ix.docs[a.slot].id < ix.docs[b.slot].id
 	}
 	rs := make([]result, 0, limit+1)
-	for s, v := range scores {
-		if v <= 0 {
-			continue
-		}
-		r := result{slot: s, score: v}
+	for _, s := range found {
+		r := result{slot: int(s), score: scores[s]}
 		if len(rs) == limit && !better(r, rs[limit-1]) {
 			continue
 		}

@@ -24,5 +24,5 @@ func TracePool(ctx context.Context, s *Store, tracer pgx.QueryTracer) error {
 	return nil
 }
 
-// ListSQL is the statement and arguments of a listing, for a benchmark to read its plan.
+// ListSQL is the statement and arguments of a listing, for tests and benchmarks that read its plan.
 func ListSQL(ws core.ID, q core.ListQuery) (string, []any) { return listSQL(ws, q) }

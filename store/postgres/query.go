@@ -267,9 +267,15 @@ func listSQL(ws core.ID, q core.ListQuery) (string, []any) {
 // moveFilters adds the conditions of statuses, customers and links; without a status filter Merged
 // records are left out.
 func moveFilters(q core.ListQuery, add func(cond string, v any), plain func(cond string)) {
-	if len(q.Statuses) == 0 {
+	switch len(q.Statuses) {
+	case 0:
 		add("status <> ?", core.StatusMerged)
-	} else {
+	case 1:
+		// An equality, not "= ANY" of one: PostgreSQL reads an index in order only when no column before
+		// the order's holds a list, so a status list would leave the demand board's columns to walk their
+		// type's every record in demand order, filtering by status.
+		add("status = ?", q.Statuses[0])
+	default:
 		add("status = ANY (?::text[])", q.Statuses)
 	}
 	if q.CompanyID != "" {
