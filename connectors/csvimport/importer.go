@@ -64,10 +64,13 @@ const progressEvery = 2 * time.Second
 
 // FormatError is a file that cannot be imported at all (no header, no title column, a mapping naming a
 // missing column). Trying again will not help; the file or the mapping has to change. Header is the
-// header row when it was read, so that a person can choose a mapping from it.
+// header row when it was read, so that a person can choose a mapping, or another delimiter, from it.
 type FormatError struct {
 	Err    error
 	Header []string
+	// Encoding and Delimiter are those the header was read with, when it was read.
+	Encoding  string
+	Delimiter rune
 }
 
 func (e *FormatError) Error() string { return e.Err.Error() }

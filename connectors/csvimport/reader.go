@@ -104,7 +104,7 @@ func NewReader(r io.Reader, opts ReadOptions) (*Reader, error) {
 		break
 	}
 	if rd.cols, err = resolveColumns(rd.header, opts.Mapping); err != nil {
-		return nil, &FormatError{Err: err, Header: rd.header}
+		return nil, &FormatError{Err: err, Header: rd.header, Encoding: rd.enc, Delimiter: rd.Delimiter()}
 	}
 	return rd, nil
 }
