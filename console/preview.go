@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/feedbridge/feedbridge/connectors/csvimport"
 	"github.com/feedbridge/feedbridge/core"
@@ -42,6 +43,7 @@ type previewData struct {
 	File        string
 	Size        string
 	Encoding    string // as read, detected or chosen
+	UTF8        bool   // read as UTF-8, where a stray byte reads as Windows-1252
 	Delimiter   string
 	Encodings   []option
 	Delimiters  []option
@@ -151,17 +153,20 @@ func readPreview(in io.Reader, c importChoice, d *previewData) {
 	d.Fields = mappable(c.RecordType)
 	rd, err := csvimport.NewReader(in, csvimport.ReadOptions{Mapping: c.Mapping, DateOrder: c.DateOrder,
 		Encoding: c.Encoding, Delimiter: c.Delimiter})
-	var fe *csvimport.FormatError
+	var (
+		fe    *csvimport.FormatError
+		enc   string
+		delim rune
+	)
 	switch {
 	case errors.As(err, &fe):
 		d.Problem, d.Header = fe.Error(), fe.Header
-		d.Encoding, d.Delimiter = encodingNames[fe.Encoding], delimiterName(fe.Delimiter)
+		enc, delim = fe.Encoding, fe.Delimiter
 	case err != nil:
 		d.Problem = "The file could not be read: " + err.Error()
 	default:
 		d.Header = rd.Header()
-		d.Encoding = encodingNames[rd.Encoding()]
-		d.Delimiter = delimiterName(rd.Delimiter())
+		enc, delim = rd.Encoding(), rd.Delimiter()
 		for len(d.Rows) < previewRows {
 			row, err := rd.Next()
 			if err == io.EOF {
@@ -178,6 +183,7 @@ func readPreview(in io.Reader, c importChoice, d *previewData) {
 			d.Rows = append(d.Rows, pr)
 		}
 	}
+	d.Encoding, d.UTF8, d.Delimiter = encodingNames[enc], strings.HasPrefix(enc, csvimport.EncUTF8), delimiterName(delim)
 	for i := range d.Fields {
 		d.Fields[i].Chosen = c.Mapping[d.Fields[i].Name]
 		if rd != nil {
