@@ -174,6 +174,9 @@ type RecordStore interface {
 	// ForgetFailedRows deletes the failed rows kept with the runs of ws that started before t, and says
 	// how many it deleted.
 	ForgetFailedRows(ctx context.Context, ws ID, before time.Time) (int, error)
+	// ForgetFailedRowsMentioning deletes the failed rows of ws whose cells or reason hold text, ignoring
+	// ASCII case (a customer's address, when the customer is erased), and says how many it deleted.
+	ForgetFailedRowsMentioning(ctx context.Context, ws ID, text string) (int, error)
 	// UndoImport deletes, in transactions of UndoChunk records, the records of the run (of whichever
 	// workspace it is) whose updatedAt is not after the run finished, and lists the others with
 	// KeptChanged. A run still running is ErrConflict, an unknown one ErrNotFound. outbox gives the

@@ -79,3 +79,14 @@ func (s *Store) ForgetFailedRows(ctx context.Context, ws core.ID, before time.Ti
 	}
 	return int(tag.RowsAffected()), nil
 }
+
+// ForgetFailedRowsMentioning deletes the workspace's failed rows that hold text in a cell or the reason.
+// Cells are stored as JSON, which keeps an address as it is: it has no character JSON escapes.
+func (s *Store) ForgetFailedRowsMentioning(ctx context.Context, ws core.ID, text string) (int, error) {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM import_failed_rows WHERE workspace_id = $1
+		AND (strpos(lower(cells), lower($2)) > 0 OR strpos(lower(reason), lower($2)) > 0)`, ws, text)
+	if err != nil {
+		return 0, fail("forget failed rows", err)
+	}
+	return int(tag.RowsAffected()), nil
+}

@@ -80,3 +80,19 @@ func (s *Store) ForgetFailedRows(ctx context.Context, ws core.ID, before time.Ti
 	})
 	return int(n), s.fail("forget failed rows", err)
 }
+
+// ForgetFailedRowsMentioning deletes the workspace's failed rows that hold text in a cell or the reason.
+// Cells are stored as JSON, which keeps an address as it is: it has no character JSON escapes.
+func (s *Store) ForgetFailedRowsMentioning(ctx context.Context, ws core.ID, text string) (int, error) {
+	var n int64
+	err := s.write(ctx, "forget failed rows", func(tx *wtx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM import_failed_rows WHERE workspace_id = ?
+			AND (instr(lower(cells), lower(?)) > 0 OR instr(lower(reason), lower(?)) > 0)`, ws, text, text)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return int(n), s.fail("forget failed rows", err)
+}

@@ -65,4 +65,32 @@ var failedRowTests = map[string]func(t *testing.T, f *fixture){
 		_, err = f.st.ImportRun(f.ctx, a, oldA.ID)
 		noErr(t, "the run stays", err)
 	},
+	"ErasedCustomer": func(t *testing.T, f *fixture) {
+		a, b := f.workspace("A", 0).ID, f.workspace("B", 0).ID
+		rows := []core.FailedRow{
+			{Line: 2, Reason: "title is required", Cells: []string{"", "Jane@Acme.com"}},
+			{Line: 3, Reason: "title is required", Cells: []string{"", "other@acme.com"}},
+			{Line: 4, Reason: "invalid customer_email: <jane@acme.com", Cells: []string{"x", "<jane@acme.com"}},
+		}
+		keep := func(ws core.ID) core.ID {
+			run, err := f.svc.StartImport(f.ctx, ws, "cli", "x.csv")
+			noErr(t, "start", err)
+			noErr(t, "keep", f.svc.KeepFailedRows(f.ctx, ws, run.ID, []string{"title", "email"}, rows))
+			return run.ID
+		}
+		runA, runB := keep(a), keep(b)
+		_, err := f.svc.ForgetContact(f.ctx, a, "jane@acme.com")
+		noErr(t, "forget", err)
+		lines := func(ws, run core.ID) []int {
+			got, err := f.st.FailedRows(f.ctx, ws, run)
+			noErr(t, "read", err)
+			var out []int
+			for _, r := range got.Rows {
+				out = append(out, r.Line)
+			}
+			return out
+		}
+		equal(t, "the erased workspace keeps the other customer's row", lines(a, runA), []int{3})
+		equal(t, "another workspace keeps all", lines(b, runB), []int{2, 3, 4})
+	},
 }
