@@ -26,7 +26,7 @@ func keyDocs() map[string]string {
 		"insights.openai.timeout":           "How long one attempt (request and answer) may take before it is retried; 0 means the default. An extension of the contract.",
 		"sources.add":                       "Extra source labels (`Phone`, `Chat`), kept as written, for every workspace: a record's source that matches one ignoring case, spaces, `-`, `_` and `.` takes it instead of `Other`. A connector entry's `source` must be a label of the set (canonical, synonym or added).",
 		"console.enabled":                   "Serve the console (the pages for people) on the HTTP listener.",
-		"console.upload_dir":                "Folder for CSV files uploaded in the console, kept until imported (a day at most), and the failed rows of their runs (kept 30 days); empty: `feedbridge-uploads` in the system's temporary folder. Replicas behind one address need a shared folder, or sticky sessions.",
+		"console.upload_dir":                "Folder for CSV files uploaded in the console, kept until imported (a day at most); empty: `feedbridge-uploads` in the system's temporary folder. Replicas behind one address need a shared folder, or sticky sessions.",
 		"console.max_upload":                "Largest CSV file the console accepts for import, in bytes; larger: 413.",
 		"console.public_url":                "Base URL of the console as people reach it, e.g. `https://feedback.example.com`, used in sign-in links; empty: `http://` and the listen address.",
 		"connectors":                        "Connector entries by kind: each kind takes a list of entries, see below.",

@@ -40,6 +40,10 @@ type Service interface {
 	FinishImport(ctx context.Context, run core.ImportRun) error
 	ImportRuns(ctx context.Context, ws core.ID) ([]core.ImportRun, error)
 	ImportRun(ctx context.Context, ws core.ID, id core.ID) (core.ImportRun, error)
+	// KeepFailedRows keeps a run's failed rows for download; ForgetFailedRows drops those of runs that
+	// started before a time.
+	KeepFailedRows(ctx context.Context, ws, run core.ID, header []string, rows []core.FailedRow) error
+	ForgetFailedRows(ctx context.Context, ws core.ID, before time.Time) (int, error)
 
 	// Deliveries: input answered before it is written, kept until a worker writes it.
 	QueueDelivery(ctx context.Context, ws core.ID, entry string, body []byte) (core.Delivery, error)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/feedbridge/feedbridge/connectors/csvimport"
 	"github.com/feedbridge/feedbridge/core"
 )
 
@@ -114,6 +115,12 @@ func TestAccessibilityAudit(t *testing.T) {
 		t.Fatal(err)
 	}
 	link := e.newcomer(ws, "ann@acme.com", core.RoleAdmin)
+	// An upload waiting on its preview, and a run with failed rows on the imports page.
+	_, uploader := e.member(ws, "ed@acme.com", core.RoleEditor)
+	preview := uploader.upload("pipes.csv", pipeCSV, nil).header.Get("Location")
+	if _, err := csvimport.Import(e.ctx, e.svc, ws, strings.NewReader("title\nFine\n\n,\n"), "nightly.csv", csvimport.Options{}); err != nil {
+		t.Fatal(err)
+	}
 	dir := screenshotDir(t)
 	base := e.srv.URL
 
@@ -197,7 +204,8 @@ func TestAccessibilityAudit(t *testing.T) {
 		{"idea", "/records/" + string(idea.ID)}, {"merge", "/records/" + string(fb.ID) + "/merge"},
 		{"delete", "/records/" + string(fb.ID) + "/delete"}, {"company", "/companies/" + string(fb.CompanyID)},
 		{"link-to-idea", "/inbox/link?id=" + string(fb.ID)}, {"inbox-theme", "/inbox?theme=report"},
-		{"signals-week", "/signals?window=7"}, {"not-found", "/records/" + string(core.NewID())}} {
+		{"signals-week", "/signals?window=7"}, {"not-found", "/records/" + string(core.NewID())},
+		{"import-preview", preview}, {"import-preview-chosen", preview + "?encoding=windows-1252&delimiter=bar"}} {
 		audit(p[0], p[1])
 	}
 	fmt.Println("console accessibility screenshots:", dir)

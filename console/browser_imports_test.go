@@ -11,8 +11,10 @@ import (
 	"testing"
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
+	"github.com/feedbridge/feedbridge/connectors/csvimport"
 	"github.com/feedbridge/feedbridge/core"
 )
 
@@ -62,24 +64,7 @@ func TestBrowserImports(t *testing.T) {
 	if n := e.feedbackCount(e.ws.ID); n != 2 {
 		t.Fatalf("the import made %d records, want 2", n)
 	}
-	// The download as the browser saves it, with the member's cookie.
-	downloads := t.TempDir()
-	progress := chromedp.Events(c.ctx, cdpbrowser.DownloadProgress)
-	c.do("download the failed rows", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := chromedp.Call(ctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
-			Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: downloads, EventsEnabled: ptrTo(true)})
-		return err
-	}), chromedp.Click(`//a[normalize-space()="Failed rows"]`))
-	var saved []byte
-	for ev, err := range progress {
-		if err != nil {
-			t.Fatalf("download: %v", err)
-		}
-		if ev.State == cdpbrowser.DownloadProgressStateCompleted {
-			saved, _ = os.ReadFile(filepath.Join(downloads, ev.GUID))
-			break
-		}
-	}
+	saved := c.download("download the failed rows", `//a[normalize-space()="Failed rows"]`)
 	if body := string(saved); !strings.Contains(body, "a row without a title") || !strings.Contains(body, "title is required") {
 		t.Errorf("the failed rows download holds:\n%s", body)
 	}
@@ -105,6 +90,84 @@ func TestBrowserImports(t *testing.T) {
 		chromedp.WaitVisible(`//h1[normalize-space()="Imports"]`), c.shot("imports-7-narrow"))
 	c.do("a preview in a narrow window", chromedp.Navigate(c.base+"/imports"), chromedp.SetUploadFiles(byLabel("CSV file"), []string{file}),
 		chromedp.Click(button("Upload CSV")), chromedp.WaitVisible(`//h2[normalize-space()="First rows"]`), c.shot("imports-7b-preview-narrow"))
+}
+
+// download clicks the link sel and returns the file as the browser saved it, with the member's cookie.
+func (c *chrome) download(what, sel string) []byte {
+	c.t.Helper()
+	downloads := c.t.TempDir()
+	progress := chromedp.Events(c.ctx, cdpbrowser.DownloadProgress)
+	c.do(what, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := chromedp.Call(ctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
+			Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: downloads, EventsEnabled: ptrTo(true)})
+		return err
+	}), chromedp.Click(sel))
+	for ev, err := range progress {
+		if err != nil {
+			c.t.Fatalf("%s: %v", what, err)
+		}
+		if ev.State == cdpbrowser.DownloadProgressStateCompleted {
+			saved, err := os.ReadFile(filepath.Join(downloads, ev.GUID))
+			if err != nil {
+				c.t.Fatalf("%s: %v", what, err)
+			}
+			return saved
+		}
+	}
+	c.t.Fatalf("%s: no download", what)
+	return nil
+}
+
+// TestBrowserImportChoices: with scripts off, a person downloads the failed rows of a command line's run,
+// and overrides the delimiter and encoding the preview guessed wrong, sees the rows read that way, and
+// imports them.
+func TestBrowserImportChoices(t *testing.T) {
+	e := newEnv(t, backends()["sqlite"](t))
+	c := startChrome(t, e.srv.URL)
+	e.member(e.ws.ID, "ann@acme.com", core.RoleEditor)
+	dir := t.TempDir()
+	cliFile := filepath.Join(dir, "nightly.csv")
+	if err := os.WriteFile(cliFile, []byte("title,customer_email\nFine,ann@acme.com\n,bob@acme.com\nBad address,bob(at)acme\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if run, err := csvimport.ImportFile(e.ctx, e.svc, e.ws.ID, cliFile, csvimport.Options{}); err != nil || run.Failed != 2 {
+		t.Fatalf("command line run: %+v %v", run, err)
+	}
+	file := filepath.Join(dir, "pipes.csv")
+	if err := os.WriteFile(file, []byte(pipeCSV), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c.signIn("ann@acme.com")
+	c.do("scripts off", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
+		return err
+	}))
+	c.do("the imports page", chromedp.Navigate(c.base+"/imports"), chromedp.WaitVisible(button("Upload CSV")), c.shot("imports-9-cli-run"))
+	saved := string(c.download("the command line run's failed rows", `//a[@aria-label="Download failed rows of `+cliFile+`"]`))
+	if want := "line,title,customer_email,error\r\n3,,bob@acme.com,title is required\r\n4,Bad address,bob(at)acme,invalid customer_email\r\n"; strings.TrimPrefix(saved, "\uFEFF") != want {
+		t.Errorf("the command line run's failed rows download as %q, want %q", saved, want)
+	}
+
+	c.do("upload", chromedp.SetUploadFiles(byLabel("CSV file"), []string{file}), chromedp.Click(button("Upload CSV")),
+		chromedp.WaitVisible(`//h1[normalize-space()="Import “pipes.csv”"]`), c.shot("imports-10-guessed"))
+	if got := c.text(`#delimiter`); !strings.Contains(got, "comma") {
+		t.Errorf("the guessed delimiter is %q", got)
+	}
+	if got := c.text(`//p[@role="alert"]`); !strings.Contains(got, "title") {
+		t.Errorf("the guessed preview's problem: %q", got)
+	}
+	c.do("choose", chromedp.SetValue(byLabel("Delimiter"), "bar"), chromedp.SetValue(byLabel("Encoding"), "windows-1252"),
+		chromedp.Click(button("Update preview")), chromedp.WaitVisible(`//h2[normalize-space()="First rows"]`), c.shot("imports-11-chosen"))
+	if got := c.text(`#delimiter`); got != "vertical bar ( | )" {
+		t.Errorf("the chosen delimiter shows as %q", got)
+	}
+	if got := c.text(`//table[contains(@class,"preview")]/tbody/tr[1]/td[2]`); got != "CafÃ© menu" {
+		t.Errorf("the first title under the choice reads %q", got)
+	}
+	c.do("import", chromedp.Click(button("Import")), chromedp.WaitVisible(`//h1[normalize-space()="Imports"]`), c.shot("imports-12-imported"))
+	if n := e.feedbackCount(e.ws.ID); n != 3 {
+		t.Fatalf("%d records after the import, want 1 from the command line and 2 from the file", n)
+	}
 }
 
 // hostileShownAsText checks that a record whose title is markup shows it as text on the inbox and on its

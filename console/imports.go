@@ -3,6 +3,7 @@ package console
 import (
 	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
 	"os"
@@ -33,7 +34,8 @@ func (s *Server) registerImports(page func(string, http.HandlerFunc)) {
 
 type runRow struct {
 	core.ImportRun
-	FailedKept bool // its failed rows can be downloaded here
+	// FailedCut says the run failed more rows than it keeps: the download holds the first ones.
+	FailedCut bool
 }
 
 type importsData struct {
@@ -42,6 +44,8 @@ type importsData struct {
 	Undo  *core.UndoResult // the undo just done
 	// Running says an import just started and is still going.
 	Running string
+	// FailedKept is how many failed rows a run keeps at most.
+	FailedKept string
 }
 
 func (s *Server) imports(w http.ResponseWriter, r *http.Request, m *core.Member) {
@@ -59,13 +63,10 @@ func (s *Server) showImports(w http.ResponseWriter, r *http.Request, m *core.Mem
 	}
 	d.Runs = make([]runRow, len(runs))
 	for i, run := range runs {
-		d.Runs[i] = runRow{ImportRun: run}
-		if run.Failed > 0 {
-			_, err := os.Stat(s.uploads.failedFile(m.Workspace, run.ID))
-			d.Runs[i].FailedKept = err == nil
-		}
+		d.Runs[i] = runRow{ImportRun: run, FailedCut: run.Failed > csvimport.FailedRowsKept}
 	}
 	d.Limit = size(s.uploads.limit)
+	d.FailedKept = fmt.Sprintf("%d", csvimport.FailedRowsKept)
 	s.render(w, r, status, "imports", view{Title: "Imports", Nav: "imports", Member: m, Error: problem, Data: d})
 }
 
@@ -96,25 +97,32 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, m *core.Member) (co
 		"There is no such import run in this workspace.")
 }
 
-// failedRows sends a console run's bad rows with their reasons, as the errors file of the command line.
+// failedRows sends the failed rows a run kept, with their line numbers and reasons, whoever started it. A
+// console run from before runs kept them in the store has them in a file of the spool, sent as it is.
 func (s *Server) failedRows(w http.ResponseWriter, r *http.Request, m *core.Member) {
 	run, ok := s.run(w, r, m)
 	if !ok {
 		return
 	}
-	f, err := os.Open(s.uploads.failedFile(m.Workspace, run.ID))
+	kept, err := s.svc.FailedRows(r.Context(), m.Workspace, run.ID)
 	if err != nil {
-		s.fail(w, r, http.StatusNotFound, "No failed rows are kept for this run. Runs of the schedule and of the command line write them next to their files.")
+		s.internal(w, r, err)
 		return
 	}
-	defer f.Close()
+	send := func(w io.Writer) error { return csvimport.WriteFailedRows(w, kept) }
+	if len(kept.Rows) == 0 {
+		f, err := os.Open(s.uploads.failedFile(m.Workspace, run.ID))
+		if err != nil {
+			s.fail(w, r, http.StatusNotFound, "No failed rows are kept for this run.")
+			return
+		}
+		defer f.Close()
+		send = func(w io.Writer) error { _, err := io.Copy(w, f); return err }
+	}
 	h := w.Header()
 	h.Set("Content-Type", "text/csv; charset=utf-8")
 	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": downloadName(run.File)}))
-	if fi, err := f.Stat(); err == nil {
-		h.Set("Content-Length", fmt.Sprint(fi.Size()))
-	}
-	if _, err := f.WriteTo(w); err != nil {
+	if err := send(w); err != nil {
 		s.log.WithError(err).Debug("console: failed rows download interrupted")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/feedbridge/feedbridge/connectors/csvimport"
 	"github.com/feedbridge/feedbridge/core"
@@ -41,8 +42,11 @@ type previewData struct {
 	Token       string
 	File        string
 	Size        string
-	Encoding    string
+	Encoding    string // as read, detected or chosen
+	UTF8        bool   // read as UTF-8, where a stray byte reads as Windows-1252
 	Delimiter   string
+	Encodings   []option
+	Delimiters  []option
 	Header      []string
 	Fields      []fieldChoice
 	Rows        []previewRow
@@ -78,7 +82,39 @@ var encodingNames = map[string]string{
 	csvimport.EncWindows1252: "Windows-1252",
 }
 
-var delimiterNames = map[rune]string{',': "comma ( , )", ';': "semicolon ( ; )", '\t': "tab", '|': "vertical bar ( | )"}
+// delimiterChoices are the delimiters as the preview form offers them: by a word, so that the address of a
+// preview reads plainly.
+var delimiterChoices = []struct {
+	Value string
+	Rune  rune
+	Label string
+}{{"comma", ',', "comma ( , )"}, {"semicolon", ';', "semicolon ( ; )"}, {"tab", '\t', "tab"}, {"bar", '|', "vertical bar ( | )"}}
+
+func delimiterName(d rune) string {
+	for _, c := range delimiterChoices {
+		if c.Rune == d {
+			return c.Label
+		}
+	}
+	return ""
+}
+
+// option is one choice of a select on the preview form.
+type option struct {
+	Value, Label string
+	Selected     bool
+}
+
+// readingOptions are the encodings and delimiters the preview form offers, the chosen ones selected.
+func readingOptions(c importChoice) (encodings, delimiters []option) {
+	for _, e := range csvimport.Encodings {
+		encodings = append(encodings, option{Value: e, Label: encodingNames[e], Selected: e == c.Encoding})
+	}
+	for _, d := range delimiterChoices {
+		delimiters = append(delimiters, option{Value: d.Value, Label: d.Label, Selected: d.Rune == c.Delimiter})
+	}
+	return encodings, delimiters
+}
 
 func (s *Server) preview(w http.ResponseWriter, r *http.Request, m *core.Member) {
 	c, problem := choiceFrom(r.URL.Query())
@@ -88,8 +124,8 @@ func (s *Server) preview(w http.ResponseWriter, r *http.Request, m *core.Member)
 	s.showPreview(w, r, m, r.PathValue("token"), c, nil)
 }
 
-// showPreview reads the header and the first rows of the upload, and nothing more of it, under the
-// choice made; with a dry run's result it shows that too.
+// showPreview shows the upload's header and first rows under the choice made; with a dry run's result it
+// shows that too.
 func (s *Server) showPreview(w http.ResponseWriter, r *http.Request, m *core.Member, token string, c importChoice, dry *dryResult) {
 	f, name, err := s.uploads.open(m.Workspace, token)
 	if err != nil {
@@ -97,22 +133,40 @@ func (s *Server) showPreview(w http.ResponseWriter, r *http.Request, m *core.Mem
 		return
 	}
 	defer f.Close()
-	d := previewData{Token: token, File: name, Choice: c, Dry: dry, Fields: mappable(c.RecordType),
+	d := previewData{Token: token, File: name, Choice: c, Dry: dry,
 		RecordTypes: []core.RecordType{core.RecordFeedback, core.RecordIdea, core.RecordFeature, core.RecordObjective}}
 	if fi, err := f.Stat(); err == nil {
 		d.Size = size(fi.Size())
 	}
-	rd, err := csvimport.NewReader(f, csvimport.ReadOptions{Mapping: c.Mapping, DateOrder: c.DateOrder})
-	var fe *csvimport.FormatError
+	d.Encodings, d.Delimiters = readingOptions(c)
+	readPreview(f, c, &d)
+	status := http.StatusOK
+	if d.Problem != "" && dry != nil {
+		status = http.StatusBadRequest
+	}
+	s.render(w, r, status, "preview", view{Title: "Import " + name, Nav: "imports", Member: m, Data: d})
+}
+
+// readPreview reads the header and the first previewRows rows of in under the choice, and nothing more
+// of it: a preview of a file of any size costs the same.
+func readPreview(in io.Reader, c importChoice, d *previewData) {
+	d.Fields = mappable(c.RecordType)
+	rd, err := csvimport.NewReader(in, csvimport.ReadOptions{Mapping: c.Mapping, DateOrder: c.DateOrder,
+		Encoding: c.Encoding, Delimiter: c.Delimiter})
+	var (
+		fe    *csvimport.FormatError
+		enc   string
+		delim rune
+	)
 	switch {
 	case errors.As(err, &fe):
 		d.Problem, d.Header = fe.Error(), fe.Header
+		enc, delim = fe.Encoding, fe.Delimiter
 	case err != nil:
 		d.Problem = "The file could not be read: " + err.Error()
 	default:
 		d.Header = rd.Header()
-		d.Encoding = encodingNames[rd.Encoding()]
-		d.Delimiter = delimiterNames[rd.Delimiter()]
+		enc, delim = rd.Encoding(), rd.Delimiter()
 		for len(d.Rows) < previewRows {
 			row, err := rd.Next()
 			if err == io.EOF {
@@ -129,17 +183,13 @@ func (s *Server) showPreview(w http.ResponseWriter, r *http.Request, m *core.Mem
 			d.Rows = append(d.Rows, pr)
 		}
 	}
+	d.Encoding, d.UTF8, d.Delimiter = encodingNames[enc], strings.HasPrefix(enc, csvimport.EncUTF8), delimiterName(delim)
 	for i := range d.Fields {
 		d.Fields[i].Chosen = c.Mapping[d.Fields[i].Name]
 		if rd != nil {
 			d.Fields[i].Used = rd.Column(d.Fields[i].Name)
 		}
 	}
-	status := http.StatusOK
-	if d.Problem != "" && dry != nil {
-		status = http.StatusBadRequest
-	}
-	s.render(w, r, status, "preview", view{Title: "Import " + name, Nav: "imports", Member: m, Data: d})
 }
 
 // clipCells shortens long cells for the preview table and pads short rows to the header's width.

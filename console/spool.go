@@ -17,8 +17,8 @@ import (
 // DefaultUploadLimit bounds one uploaded CSV file when the configuration names no other limit.
 const DefaultUploadLimit int64 = 2 << 30
 
-// Spooled uploads live until they are imported or this old; the failed rows of console runs, which stay
-// downloadable from the run list, live longer.
+// Spooled uploads live until they are imported or this old; the files of failed rows that console runs
+// kept here, before runs kept them in the store, live as long as failed rows do in the store.
 const (
 	uploadMaxAge = 24 * time.Hour
 	failedMaxAge = 30 * 24 * time.Hour
@@ -118,21 +118,10 @@ func (s *spool) remove(ws core.ID, token string) {
 	}
 }
 
-// errorsFile is where an import of the upload writes its bad rows; keepFailed files them under the run.
-func (s *spool) errorsFile(ws core.ID, token string) string {
-	return filepath.Join(s.wsDir(ws), token+".errors.csv")
-}
-
+// failedFile is where console runs kept their failed rows before runs kept them in the store; such a file
+// is still served, until the sweep deletes it.
 func (s *spool) failedFile(ws, run core.ID) string {
 	return filepath.Join(s.wsDir(ws), "run-"+string(run)+".errors.csv")
-}
-
-func (s *spool) keepFailed(ws core.ID, token string, run core.ID) error {
-	err := os.Rename(s.errorsFile(ws, token), s.failedFile(ws, run))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil // no bad row, no file
-	}
-	return err
 }
 
 // sweep removes uploads nobody imported within a day and failed rows past their keeping time.

@@ -88,12 +88,20 @@ func baseName(name string) string {
 	return core.Truncate(name, 200, "…")
 }
 
-// importChoice is what a person chose on the preview: the column of each field, the record type and how
-// to read dates of digits only.
+// importChoice is what a person chose on the preview: the column of each field, the record type, how to
+// read dates of digits only, and the encoding and delimiter when not the detected ones.
 type importChoice struct {
 	Mapping    map[string]string
 	RecordType core.RecordType
 	DateOrder  csvimport.DateOrder
+	Encoding   string // "" detects it
+	Delimiter  rune   // 0 detects it
+}
+
+// options are the choice as the importer takes it.
+func (c importChoice) options() csvimport.Options {
+	return csvimport.Options{Connector: ConnectorConsole, RecordType: c.RecordType, Mapping: c.Mapping,
+		DateOrder: c.DateOrder, Encoding: c.Encoding, Delimiter: c.Delimiter}
 }
 
 // choiceFrom reads the choice from a query or a form; a value that is not offered is a plain mistake.
@@ -111,6 +119,19 @@ func choiceFrom(v url.Values) (importChoice, string) {
 		return c, "Choose how dates are written: day first, month first or year first."
 	}
 	c.DateOrder = order
+	if c.Encoding = v.Get("encoding"); csvimport.CheckEncoding(c.Encoding) != nil {
+		return c, "Choose an encoding: UTF-8, UTF-16 or Windows-1252."
+	}
+	if d := v.Get("delimiter"); d != "" {
+		for _, dc := range delimiterChoices {
+			if dc.Value == d {
+				c.Delimiter = dc.Rune
+			}
+		}
+		if c.Delimiter == 0 {
+			return c, "Choose a delimiter: comma, semicolon, tab or vertical bar."
+		}
+	}
 	for _, f := range mappable(c.RecordType) {
 		if col := v.Get("map." + f.Name); col != "" {
 			c.Mapping[f.Name] = col
@@ -124,6 +145,14 @@ func (c importChoice) query() string {
 	v := url.Values{"record_type": {string(c.RecordType)}}
 	if c.DateOrder != "" {
 		v.Set("date_order", string(c.DateOrder))
+	}
+	if c.Encoding != "" {
+		v.Set("encoding", c.Encoding)
+	}
+	for _, d := range delimiterChoices {
+		if d.Rune == c.Delimiter {
+			v.Set("delimiter", d.Value)
+		}
 	}
 	for k, col := range c.Mapping {
 		v.Set("map."+k, col)
@@ -166,14 +195,15 @@ func (s *Server) dryRun(w http.ResponseWriter, r *http.Request, m *core.Member, 
 	_ = rc.SetWriteDeadline(time.Now().Add(uploadTimeout))
 	var bad []failedLine
 	res := &dryResult{}
-	run, err := csvimport.Import(acting(r, m), s.svc, m.Workspace, f, name, csvimport.Options{Connector: ConnectorConsole,
-		RecordType: c.RecordType, Mapping: c.Mapping, DateOrder: c.DateOrder, DryRun: true,
-		UnknownTags: func(labels []string) { res.UnknownTags = labels },
-		BadRow: func(line int, reason string) {
-			if len(bad) < failedShown {
-				bad = append(bad, failedLine{Line: line, Reason: reason})
-			}
-		}})
+	opts := c.options()
+	opts.DryRun = true
+	opts.UnknownTags = func(labels []string) { res.UnknownTags = labels }
+	opts.BadRow = func(line int, reason string) {
+		if len(bad) < failedShown {
+			bad = append(bad, failedLine{Line: line, Reason: reason})
+		}
+	}
+	run, err := csvimport.Import(acting(r, m), s.svc, m.Workspace, f, name, opts)
 	res.Run, res.Failed = run, bad
 	res.More = run.Failed - len(bad)
 	if err != nil {
@@ -206,14 +236,12 @@ func (s *Server) startImport(w http.ResponseWriter, r *http.Request, m *core.Mem
 	go func() {
 		defer s.busy.release(token)
 		defer f.Close()
-		run, err := csvimport.Import(ctx, s.svc, ws, f, name, csvimport.Options{Connector: ConnectorConsole,
-			RecordType: c.RecordType, Mapping: c.Mapping, DateOrder: c.DateOrder,
-			ErrorsFile: s.uploads.errorsFile(ws, token), Log: s.log})
+		// The run keeps its failed rows in the store, so no errors file is written.
+		opts := c.options()
+		opts.Log = s.log
+		run, err := csvimport.Import(ctx, s.svc, ws, f, name, opts)
 		var fe *csvimport.FormatError
 		if run.ID != "" && !errors.As(err, &fe) {
-			if kerr := s.uploads.keepFailed(ws, token, run.ID); kerr != nil {
-				s.log.WithError(kerr).WithField("run", run.ID).Warn("console: failed rows not kept")
-			}
 			s.uploads.remove(ws, token)
 		}
 		if err != nil {

@@ -64,6 +64,11 @@ func (s *Service) ForgetContact(ctx context.Context, ws ID, email string) (Forgo
 	if err != nil {
 		return Forgotten{}, fmt.Errorf("forget contact: %w", err)
 	}
+	// The failed rows kept with import runs are copies of input, not records: each one that mentions the
+	// address goes whole (one that mentions a longer address ending in it too, which costs only a copy).
+	if _, err := s.store.ForgetFailedRowsMentioning(ctx, ws, strings.ToLower(addr)); err != nil {
+		return Forgotten{}, fmt.Errorf("forget contact: %w", err)
+	}
 	return f, nil
 }
 

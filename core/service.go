@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 )
@@ -217,6 +218,35 @@ func (s *Service) ImportRuns(ctx context.Context, ws ID) ([]ImportRun, error) {
 // ImportRun returns one import run of the workspace.
 func (s *Service) ImportRun(ctx context.Context, ws, id ID) (ImportRun, error) {
 	return s.store.ImportRun(ctx, ws, id)
+}
+
+// KeepFailedRows keeps failed rows with a run, for download. A NUL, which PostgreSQL text cannot hold, is
+// kept as U+FFFD, on every store alike.
+func (s *Service) KeepFailedRows(ctx context.Context, ws, run ID, header []string, rows []FailedRow) error {
+	clean := func(v string) string { return strings.ReplaceAll(v, "\x00", "\uFFFD") }
+	h := make([]string, len(header))
+	for i, c := range header {
+		h[i] = clean(c)
+	}
+	out := make([]FailedRow, len(rows))
+	for i, r := range rows {
+		cells := make([]string, len(r.Cells))
+		for j, c := range r.Cells {
+			cells[j] = clean(c)
+		}
+		out[i] = FailedRow{Line: r.Line, Reason: clean(r.Reason), Cells: cells}
+	}
+	return s.store.KeepFailedRows(ctx, ws, run, h, out)
+}
+
+// FailedRows reads the failed rows kept with a run of the workspace.
+func (s *Service) FailedRows(ctx context.Context, ws, run ID) (FailedRows, error) {
+	return s.store.FailedRows(ctx, ws, run)
+}
+
+// ForgetFailedRows deletes the failed rows of the workspace's runs that started before t.
+func (s *Service) ForgetFailedRows(ctx context.Context, ws ID, before time.Time) (int, error) {
+	return s.store.ForgetFailedRows(ctx, ws, before)
 }
 
 // Insights returns a record's insights; ErrNotFound when the record is not the workspace's.

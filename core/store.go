@@ -165,6 +165,18 @@ type RecordStore interface {
 	PutImportRun(ctx context.Context, run ImportRun, events ...QueueItem) error
 	ImportRuns(ctx context.Context, ws ID) ([]ImportRun, error) // newest first
 	ImportRun(ctx context.Context, ws ID, id ID) (ImportRun, error)
+	// KeepFailedRows adds rows to the failed rows kept with run of ws and sets the header they go with; a
+	// line kept already is left as it was, so that a repeated call adds nothing twice. ErrNotFound when ws
+	// has no such run.
+	KeepFailedRows(ctx context.Context, ws, run ID, header []string, rows []FailedRow) error
+	// FailedRows reads the failed rows kept with run of ws, by line; ErrNotFound when ws has no such run.
+	FailedRows(ctx context.Context, ws, run ID) (FailedRows, error)
+	// ForgetFailedRows deletes the failed rows kept with the runs of ws that started before t, and says
+	// how many it deleted.
+	ForgetFailedRows(ctx context.Context, ws ID, before time.Time) (int, error)
+	// ForgetFailedRowsMentioning deletes the failed rows of ws whose cells or reason hold text, ignoring
+	// ASCII case (a customer's address, when the customer is erased), and says how many it deleted.
+	ForgetFailedRowsMentioning(ctx context.Context, ws ID, text string) (int, error)
 	// UndoImport deletes, in transactions of UndoChunk records, the records of the run (of whichever
 	// workspace it is) whose updatedAt is not after the run finished, and lists the others with
 	// KeptChanged. A run still running is ErrConflict, an unknown one ErrNotFound. outbox gives the

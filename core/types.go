@@ -168,6 +168,20 @@ type ImportRun struct {
 	FinishedAt time.Time // zero while running
 }
 
+// FailedRow is a row of an import run that was not imported: the line it starts on, why, and its cells as
+// read.
+type FailedRow struct {
+	Line   int
+	Reason string
+	Cells  []string
+}
+
+// FailedRows are the failed rows kept with a run, by line, and the header row of its input.
+type FailedRows struct {
+	Header []string
+	Rows   []FailedRow
+}
+
 // Import run states.
 const (
 	ImportRunning   = "running"

@@ -36,6 +36,7 @@ type importer struct {
 	size     int       // rows per batch now, up to opts.BatchSize (see fit)
 	lastEnd  time.Time // when the last batch counted finished writing
 	saved    time.Time
+	failed   failedKeeper
 }
 
 // writers is how many batches the run may have in flight: as many as the store takes to advantage (a dry
@@ -74,10 +75,12 @@ func (b *batch) overlaps(o *batch) bool {
 }
 
 func (im *importer) importAll(ctx context.Context, r io.Reader) error {
-	rd, err := NewReader(r, ReadOptions{Mapping: im.opts.Mapping, DateOrder: im.opts.DateOrder})
+	rd, err := NewReader(r, ReadOptions{Mapping: im.opts.Mapping, DateOrder: im.opts.DateOrder,
+		Encoding: im.opts.Encoding, Delimiter: im.opts.Delimiter})
 	if err != nil {
 		return err
 	}
+	im.failed.header = rd.Header()
 	tags, err := im.svc.Tags(ctx, im.ws)
 	if err != nil {
 		return fmt.Errorf("list tags: %w", err)
@@ -186,6 +189,9 @@ func (im *importer) bad(row Row, reason string) error {
 	}
 	if err := im.errs.Write(row.Columns, reason); err != nil {
 		return fmt.Errorf("errors file: %w", err)
+	}
+	if !im.opts.DryRun {
+		im.failed.add(row, reason)
 	}
 	return nil
 }
@@ -315,6 +321,9 @@ func (im *importer) count(ctx context.Context, b *batch) error {
 			return err
 		}
 	}
+	if err := im.failed.flush(ctx, im.svc, im.ws, im.run.ID); err != nil {
+		return err
+	}
 	im.progress(ctx)
 	return nil
 }
@@ -387,6 +396,10 @@ func (im *importer) finish(ctx context.Context, cause error) (core.ImportRun, er
 	if !im.opts.DryRun {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
+		// Rows counted by a batch that failed half-way are still waiting.
+		if err := im.failed.flush(sctx, im.svc, im.ws, im.run.ID); err != nil {
+			cause = errors.Join(cause, err)
+		}
 		if err := im.svc.FinishImport(sctx, im.run); err != nil {
 			cause = errors.Join(cause, fmt.Errorf("save import run: %w", err))
 		}

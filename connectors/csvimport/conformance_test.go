@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -79,7 +80,8 @@ func (d *dropFolder) drop(t testing.TB, rows [][]string) {
 }
 
 // bad drops one file whose middle row has more cells than the header: the good rows are stored, the run
-// counts one failed row and the errors file beside the archived input holds it.
+// counts one failed row, and both the errors file beside the archived input and the run's failed rows in
+// the store hold it.
 func (d *dropFolder) bad(t testing.TB, l *connectortest.Live, good []connectortest.Item) func() string {
 	broken := []string{"broken-1", "A row with a cell too many", "text", "x@globex.com", "X", "surplus"}
 	d.drop(t, [][]string{row(good[0]), broken, row(good[1])})
@@ -91,6 +93,10 @@ func (d *dropFolder) bad(t testing.TB, l *connectortest.Live, good []connectorte
 		}
 		for _, r := range runs {
 			if r.Status != core.ImportSucceeded || r.Failed != 1 || r.Created != 2 {
+				continue
+			}
+			kept, err := l.Service.FailedRows(context.Background(), l.Workspace, r.ID)
+			if err != nil || len(kept.Rows) != 1 || kept.Rows[0].Line != 3 || !slices.Contains(kept.Rows[0].Cells, "surplus") {
 				continue
 			}
 			errs, _ := filepath.Glob(filepath.Join(d.dir, "done", "*.errors.csv"))

@@ -3,7 +3,9 @@ package csvimport
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
+	"strings"
 	"unicode/utf8"
 
 	"golang.org/x/text/encoding/charmap"
@@ -24,14 +26,38 @@ const (
 // so that HTTP bodies and huge files stream; see utf8Fallback for bytes that turn out invalid later.
 const sniffBytes = 64 << 10
 
-// decode wraps raw so that it yields UTF-8, and names the encoding it found.
-func decode(raw io.Reader) (io.Reader, string, error) {
+// Encodings are the encodings a person can choose instead of the detected one; EncUTF8 stands for both
+// kinds of UTF-8.
+var Encodings = []string{EncUTF8, EncUTF16LE, EncUTF16BE, EncWindows1252}
+
+// CheckEncoding accepts "" (detect) and the names in Encodings.
+func CheckEncoding(enc string) error {
+	if enc == "" || enc == EncUTF8BOM {
+		return nil
+	}
+	for _, e := range Encodings {
+		if e == enc {
+			return nil
+		}
+	}
+	return fmt.Errorf("encoding %q: must be one of %s", enc, strings.Join(Encodings, ", "))
+}
+
+// decode wraps raw so that it yields UTF-8, and names the encoding it found; a chosen encoding (not "")
+// is used instead of the one the bytes suggest, skipping its byte order mark if the input has one.
+func decode(raw io.Reader, chosen string) (io.Reader, string, error) {
+	if err := CheckEncoding(chosen); err != nil {
+		return nil, "", err
+	}
 	br := bufio.NewReaderSize(raw, sniffBytes)
 	head, err := br.Peek(sniffBytes)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return nil, "", err
 	}
 	atEOF := err == io.EOF
+	if chosen != "" {
+		return decodeAs(br, head, chosen), named(head, chosen), nil
+	}
 	switch {
 	case bytes.HasPrefix(head, []byte{0xEF, 0xBB, 0xBF}):
 		_, _ = br.Discard(3)
@@ -54,6 +80,35 @@ func decode(raw io.Reader) (io.Reader, string, error) {
 		return transform.NewReader(br, charmap.Windows1252.NewDecoder()), EncWindows1252, nil
 	}
 	return transform.NewReader(br, utf8Fallback{}), EncUTF8, nil
+}
+
+var boms = map[string][]byte{EncUTF8BOM: {0xEF, 0xBB, 0xBF}, EncUTF16LE: {0xFF, 0xFE}, EncUTF16BE: {0xFE, 0xFF}}
+
+// named is the chosen encoding as Reader.Encoding reports it: UTF-8 with its mark is EncUTF8BOM.
+func named(head []byte, chosen string) string {
+	if (chosen == EncUTF8 || chosen == EncUTF8BOM) && bytes.HasPrefix(head, boms[EncUTF8BOM]) {
+		return EncUTF8BOM
+	}
+	if chosen == EncUTF8BOM {
+		return EncUTF8
+	}
+	return chosen
+}
+
+func decodeAs(br *bufio.Reader, head []byte, chosen string) io.Reader {
+	enc := named(head, chosen)
+	if bom := boms[enc]; bom != nil && bytes.HasPrefix(head, bom) {
+		_, _ = br.Discard(len(bom))
+	}
+	switch enc {
+	case EncUTF16LE:
+		return transform.NewReader(br, unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM).NewDecoder())
+	case EncUTF16BE:
+		return transform.NewReader(br, unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM).NewDecoder())
+	case EncWindows1252:
+		return transform.NewReader(br, charmap.Windows1252.NewDecoder())
+	}
+	return transform.NewReader(br, utf8Fallback{})
 }
 
 // validUTF8Prefix reports whether b is valid UTF-8, allowing a rune cut off by the end of the sample.

@@ -28,7 +28,7 @@ func TestDecode(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, enc, err := decode(bytes.NewReader(tt.in))
+			r, enc, err := decode(bytes.NewReader(tt.in), "")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -43,6 +43,8 @@ type caseOptions struct {
 	Mapping     map[string]string `json:"mapping"`
 	MaxRowBytes int               `json:"max_row_bytes"`
 	DateOrder   DateOrder         `json:"date_order"`
+	Encoding    string            `json:"encoding"`
+	Delimiter   rune              `json:"delimiter"` // a code point: 124 is '|'
 }
 
 type nopCloser struct{ io.Writer }

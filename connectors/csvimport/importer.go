@@ -24,6 +24,8 @@ type Options struct {
 	RecordType core.RecordType               // Feedback when empty
 	Mapping    map[string]string             // field → header; see ParseMapping
 	DateOrder  DateOrder                     // how to read created_at dates of digits only
+	Encoding   string                        // "" detects it; else one of Encodings
+	Delimiter  rune                          // 0 detects it; else one of Delimiters
 	DryRun     bool                          // read and check every row, write nothing: no record, no run, no errors file
 	ErrorsFile string                        // where bad rows go; ImportFile defaults it to <input>.errors.csv beside the input
 	BatchSize  int                           // rows per store transaction at most (fewer while writes are slow); 0: DefaultBatchSize
@@ -47,15 +49,28 @@ const DefaultBatchSize = 1000
 // ConnectorCLI is the connector name of runs started from the command line.
 const ConnectorCLI = "cli"
 
+// A run keeps its failed rows with it in the store, for download whichever way it was started: the first
+// FailedRowsKept of them, or fewer when their cells would pass FailedBytesKept (the rows past the bound are
+// counted, and are in the errors file when there is one). They are deleted FailedRowsAge after the run
+// started, by the next import into the workspace.
+const (
+	FailedRowsKept  = 10_000
+	FailedBytesKept = 16 << 20
+	FailedRowsAge   = 30 * 24 * time.Hour
+)
+
 // progressEvery is how often a running import saves its counters for GET /api/imports.
 const progressEvery = 2 * time.Second
 
 // FormatError is a file that cannot be imported at all (no header, no title column, a mapping naming a
 // missing column). Trying again will not help; the file or the mapping has to change. Header is the
-// header row when it was read, so that a person can choose a mapping from it.
+// header row when it was read, so that a person can choose a mapping, or another delimiter, from it.
 type FormatError struct {
 	Err    error
 	Header []string
+	// Encoding and Delimiter are those the header was read with, when it was read.
+	Encoding  string
+	Delimiter rune
 }
 
 func (e *FormatError) Error() string { return e.Err.Error() }
@@ -113,6 +128,19 @@ func failedRun(ctx context.Context, svc connectors.Service, ws core.ID, name str
 	return stored, cause
 }
 
+// forgetFailedRows deletes the failed rows past their keeping time; a failure is logged, never fatal.
+func forgetFailedRows(ctx context.Context, svc connectors.Service, ws core.ID, log *logrus.Entry) {
+	n, err := svc.ForgetFailedRows(ctx, ws, svc.Now().Add(-FailedRowsAge))
+	if log == nil {
+		return
+	}
+	if err != nil {
+		log.WithError(err).Warn("csv: delete old failed rows")
+	} else if n > 0 {
+		log.WithField("rows", n).Debug("csv: deleted old failed rows")
+	}
+}
+
 // Import reads CSV from r and writes its rows as records; name is the run's file label. Bad rows go to
 // opts.ErrorsFile when set.
 func Import(ctx context.Context, svc connectors.Service, ws core.ID, r io.Reader, name string, opts Options) (core.ImportRun, error) {
@@ -146,6 +174,7 @@ func Import(ctx context.Context, svc connectors.Service, ws core.ID, r io.Reader
 	im.run = core.ImportRun{Workspace: ws, Connector: opts.Connector, File: name, Status: core.ImportRunning, StartedAt: svc.Now()}
 	if !opts.DryRun {
 		closeAbandoned(ctx, svc, ws, opts.Log)
+		forgetFailedRows(ctx, svc, ws, opts.Log)
 		run, lease, err := startRun(ctx, svc, ws, opts.Connector, name)
 		if err != nil {
 			return im.run, fmt.Errorf("start import run: %w", err)

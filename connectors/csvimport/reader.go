@@ -18,6 +18,8 @@ type ReadOptions struct {
 	Mapping     map[string]string // field name (FieldTitle, …) → header name; aliases fill the rest
 	MaxRowBytes int               // 0: DefaultMaxRowBytes
 	DateOrder   DateOrder         // how to read dates of digits only; see DateOrder
+	Encoding    string            // "" detects it; else one of Encodings
+	Delimiter   rune              // 0 detects it; else one of Delimiters
 }
 
 // Row is one data record: its cells as read and the fields taken from them, or why it cannot be imported.
@@ -59,7 +61,13 @@ type Reader struct {
 // file cannot be imported at all: a read failure, or a *FormatError (empty, no title column, a mapping
 // naming a missing column).
 func NewReader(r io.Reader, opts ReadOptions) (*Reader, error) {
-	dec, enc, err := decode(r)
+	if err := CheckDelimiter(opts.Delimiter); err != nil {
+		return nil, &FormatError{Err: err}
+	}
+	if err := CheckEncoding(opts.Encoding); err != nil {
+		return nil, &FormatError{Err: err}
+	}
+	dec, enc, err := decode(r, opts.Encoding)
 	if err != nil {
 		return nil, fmt.Errorf("read: %w", err)
 	}
@@ -72,7 +80,11 @@ func NewReader(r io.Reader, opts ReadOptions) (*Reader, error) {
 	if maxRow <= 0 {
 		maxRow = DefaultMaxRowBytes
 	}
-	rd := &Reader{sp: newSplitter(br, sniffDelimiter(sample, err == io.EOF), maxRow), enc: enc, dates: dateParser{order: opts.DateOrder}}
+	comma := byte(opts.Delimiter)
+	if comma == 0 {
+		comma = sniffDelimiter(sample, err == io.EOF)
+	}
+	rd := &Reader{sp: newSplitter(br, comma, maxRow), enc: enc, dates: dateParser{order: opts.DateOrder}}
 	for {
 		rec, err := rd.sp.next()
 		if err == io.EOF {
@@ -92,7 +104,7 @@ func NewReader(r io.Reader, opts ReadOptions) (*Reader, error) {
 		break
 	}
 	if rd.cols, err = resolveColumns(rd.header, opts.Mapping); err != nil {
-		return nil, &FormatError{Err: err, Header: rd.header}
+		return nil, &FormatError{Err: err, Header: rd.header, Encoding: rd.enc, Delimiter: rd.Delimiter()}
 	}
 	return rd, nil
 }

@@ -3,10 +3,21 @@ package csvimport
 import (
 	"bufio"
 	"bytes"
+	"fmt"
+	"slices"
 )
 
-// delimiters are the candidates, in the order that breaks ties.
-var delimiters = []byte{',', ';', '\t', '|'}
+// Delimiters are the delimiters a file may use, detected or chosen; when detecting, their order breaks
+// ties.
+var Delimiters = []rune{',', ';', '\t', '|'}
+
+// CheckDelimiter accepts 0 (detect) and the runes in Delimiters.
+func CheckDelimiter(d rune) error {
+	if d == 0 || slices.Contains(Delimiters, d) {
+		return nil
+	}
+	return fmt.Errorf("delimiter %q: must be a comma, a semicolon, a tab or a vertical bar", d)
+}
 
 const sniffRecords = 50
 
@@ -15,7 +26,8 @@ const sniffRecords = 50
 // read with ','. complete says the sample is the whole input (else its last record may be cut short).
 func sniffDelimiter(sample []byte, complete bool) byte {
 	best, bestShare, bestFields, bestLenient := byte(','), -1.0, 1, 0
-	for _, d := range delimiters {
+	for _, r := range Delimiters {
+		d := byte(r)
 		sp := newSplitter(bufio.NewReader(bytes.NewReader(sample)), d, len(sample)+1)
 		var counts []int
 		for len(counts) < sniffRecords+1 {

@@ -30,6 +30,7 @@ func Run(t *testing.T, open func(t *testing.T) core.Store) {
 		{"Paging", pagingTests},
 		{"Bulk", bulkTests},
 		{"Connectors", connectorTests},
+		{"FailedRows", failedRowTests},
 		{"ConnectorCounts", connectorCountTests},
 		{"InsightQueue", insightTests},
 		{"InsightsOf", insightsOfTests},
