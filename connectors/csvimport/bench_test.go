@@ -125,17 +125,27 @@ func (c *tenthClock) progress(run core.ImportRun) {
 	}
 }
 
-// done closes the last tenths at the end of the import, the index flush included.
+// done closes the last tenths at the end of the import, the index flush included. Tenths that one batch
+// ended together (a batch larger than a tenth) share its time evenly.
 func (c *tenthClock) done(created int) {
 	c.progress(core.ImportRun{Created: created})
 	now := time.Now()
-	prev := c.start
 	for t := range c.ends {
 		if c.ends[t].IsZero() || t == len(c.ends)-1 {
 			c.ends[t] = now
 		}
-		c.tenths[t] = max(c.ends[t].Sub(prev), time.Microsecond)
+	}
+	prev := c.start
+	for t := 0; t < len(c.ends); {
+		n := 1
+		for t+n < len(c.ends) && c.ends[t+n].Equal(c.ends[t]) {
+			n++
+		}
+		for k := range n {
+			c.tenths[t+k] = max(c.ends[t].Sub(prev)/time.Duration(n), time.Microsecond)
+		}
 		prev = c.ends[t]
+		t += n
 	}
 }
 
