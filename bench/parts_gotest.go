@@ -117,12 +117,15 @@ func (e *env) partSQLiteStore(ctx context.Context) *Part {
 	return p
 }
 
-// partCSV: the importer against raw prepared INSERTs (SQLite) and CopyFrom (PostgreSQL) of the same rows.
+// partCSV: the importer against raw prepared INSERTs (SQLite) and CopyFrom (PostgreSQL) of the same rows, over
+// a uniform file and over one of a real export's shape.
 func (e *env) partCSV(ctx context.Context) *Part {
 	p := &Part{ID: "csv", Title: "CSV import (connectors/csvimport benchmark)", Store: "SQLite, PostgreSQL"}
 	rows := e.cfg.Sizes.CSVRows
 	e.run(ctx, p, goBench{Pkg: "./connectors/csvimport", Bench: "^BenchmarkImport$", Benchtime: "1x", Env: e.pgEnv(),
 		Args: []string{"-bench-rows", strconv.Itoa(rows)}, Timeout: 90 * time.Minute}, rows, "BenchmarkImport")
+	e.run(ctx, p, goBench{Pkg: "./connectors/csvimport", Bench: "^BenchmarkImportReal$", Benchtime: "1x", Env: e.pgEnv(),
+		Args: []string{"-bench-rows", strconv.Itoa(rows)}, Timeout: 90 * time.Minute}, rows, "BenchmarkImportReal")
 	return p
 }
 

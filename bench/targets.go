@@ -83,6 +83,7 @@ func targets() []Target {
 	rows = append(rows, Target{Issue: 28, What: "connection pool ≥ 0.95 × a plain listener (8 clients, keep-alive)", Store: "none", Part: "api",
 		Keys: []string{"./daemon:BenchmarkConnPool:pool/plain"}, Op: ">=", Limit: 0.95})
 	rows = append(rows, listingTargets()...)
+	rows = append(rows, importTargets()...)
 	rows = append(rows, fairTargets()...)
 	rows = append(rows, eventTargets()...)
 	return append(rows, consoleTargets()...)
@@ -149,6 +150,23 @@ func listingTargets() []Target {
 			Keys: []string{"./store/sqlite:BenchmarkReadMemory:rss-MiB"}, Op: "<", Limit: 150, Size: 100_000},
 		{Issue: 31, What: "every listing filter combination p50 < 20 ms (the slowest of them)", Store: "PostgreSQL", Part: "pgstore",
 			Keys: []string{"./store/postgres:BenchmarkListingFilters:max-p50-ms"}, Op: "<", Limit: 20, Size: 1_000_000},
+	}
+}
+
+// importTargets hold the CSV importer to its floor over a file of a real export's shape (BenchmarkImportReal),
+// at a million rows on both stores, and to a rate that does not fall as the store grows: the last tenth
+// of the rows at least 0.7 × the rate of the first.
+func importTargets() []Target {
+	const ir = "./connectors/csvimport:BenchmarkImportReal/"
+	return []Target{
+		{Issue: 31, What: "realistic import ≥ 0.25 × COPY into a table with the same indexes (trigram included)", Store: "PostgreSQL",
+			Part: "csv", Keys: []string{ir + "postgres:ratio"}, Op: ">=", Limit: 0.25, Size: 1_000_000},
+		{Issue: 31, What: "realistic import: last tenth's rate ≥ 0.7 × the first tenth's", Store: "PostgreSQL",
+			Part: "csv", Keys: []string{ir + "postgres:last-tenth-ratio"}, Op: ">=", Limit: 0.7, Size: 1_000_000},
+		{Issue: 31, What: "realistic import ≥ 0.5 × prepared INSERTs that also fill the full-text index", Store: "SQLite",
+			Part: "csv", Keys: []string{ir + "sqlite:ratio"}, Op: ">=", Limit: 0.5, Size: 1_000_000},
+		{Issue: 31, What: "realistic import: last tenth's rate ≥ 0.7 × the first tenth's", Store: "SQLite",
+			Part: "csv", Keys: []string{ir + "sqlite:last-tenth-ratio"}, Op: ">=", Limit: 0.7, Size: 1_000_000},
 	}
 }
 

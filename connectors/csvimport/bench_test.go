@@ -32,18 +32,30 @@ var benchRows = flag.Int("bench-rows", 100_000, "rows in the file of BenchmarkIm
 //
 //	go test ./connectors/csvimport -run '^$' -bench Import -benchtime 1x -bench-rows 1000000
 func BenchmarkImport(b *testing.B) {
-	b.Run("sqlite", func(b *testing.B) { benchImport(b, "sqlite") })
-	b.Run("postgres", func(b *testing.B) { benchImport(b, "postgres") })
+	uniform := benchData{
+		file: func() io.Reader { return &rowSource{rows: *benchRows} },
+		raw:  uniformRows,
+	}
+	b.Run("sqlite", func(b *testing.B) { benchImport(b, "sqlite", uniform) })
+	b.Run("postgres", func(b *testing.B) { benchImport(b, "postgres", uniform) })
 }
 
-func benchImport(b *testing.B, backend string) {
+// benchData is the input of an import benchmark: the CSV file, the same rows for the raw floor, and what
+// the workspace must hold before the import (its tags).
+type benchData struct {
+	file  func() io.Reader
+	raw   func() func() rawRow
+	setup func(b *testing.B, st core.Store, ws core.ID)
+}
+
+func benchImport(b *testing.B, backend string, data benchData) {
 	dir := b.TempDir()
 	in := filepath.Join(dir, "bench.csv")
 	f, err := os.Create(in)
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := io.Copy(f, &rowSource{rows: *benchRows}); err != nil {
+	if _, err := io.Copy(f, data.file()); err != nil {
 		b.Fatal(err)
 	}
 	f.Close()
@@ -51,20 +63,28 @@ func benchImport(b *testing.B, backend string) {
 	var peak uint64
 	raw := func(name string) time.Duration {
 		if backend == "postgres" {
-			return rawCopy(b, *benchRows)
+			return rawCopy(b, *benchRows, data.raw())
 		}
-		return rawInsert(b, filepath.Join(dir, name), *benchRows)
+		return rawInsert(b, filepath.Join(dir, name), *benchRows, data.raw())
 	}
+	tenths := make([]time.Duration, 10)
 	for i := 0; b.Loop(); i++ {
 		rawTime += raw(fmt.Sprintf("raw-%d-before.db", i))
 		svc, ws, _ := benchService(b, backend, filepath.Join(dir, fmt.Sprintf("import-%d.db", i)))
+		if data.setup != nil {
+			data.setup(b, svc.Store(), ws)
+		}
 		stop := samplePeakHeap(&peak)
-		start := time.Now()
-		run, err := ImportFile(context.Background(), svc, ws, in, Options{})
+		clock := newTenthClock(*benchRows)
+		run, err := ImportFile(context.Background(), svc, ws, in, Options{Progress: clock.progress})
 		if err == nil {
 			err = flushIndex(svc.Store())
 		}
-		importTime += time.Since(start)
+		clock.done(run.Created)
+		importTime += clock.total()
+		for t, d := range clock.tenths {
+			tenths[t] += d
+		}
 		stop()
 		if err != nil || run.Created != *benchRows {
 			b.Fatalf("import: %+v, %v", run, err)
@@ -78,7 +98,58 @@ func benchImport(b *testing.B, backend string) {
 	b.ReportMetric(rawRate, "raw-rows/s")
 	b.ReportMetric(importRate/rawRate, "ratio")
 	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+	tenth := rows / 10
+	for t, d := range tenths {
+		b.ReportMetric(tenth/d.Seconds(), fmt.Sprintf("tenth-%02d-rows/s", t+1))
+	}
+	b.ReportMetric(tenths[0].Seconds()/tenths[9].Seconds(), "last-tenth-ratio")
 }
+
+// tenthClock times each tenth of an import's rows from the importer's progress reports, which come after
+// every batch: a tenth ends with the first batch that reaches it.
+type tenthClock struct {
+	rows   int
+	start  time.Time
+	ends   [10]time.Time
+	tenths [10]time.Duration
+}
+
+func newTenthClock(rows int) *tenthClock { return &tenthClock{rows: rows, start: time.Now()} }
+
+func (c *tenthClock) progress(run core.ImportRun) {
+	now := time.Now()
+	for t := range c.ends {
+		if c.ends[t].IsZero() && run.Created*10 >= (t+1)*c.rows {
+			c.ends[t] = now
+		}
+	}
+}
+
+// done closes the last tenths at the end of the import, the index flush included. Tenths that one batch
+// ended together (a batch larger than a tenth) share its time evenly.
+func (c *tenthClock) done(created int) {
+	c.progress(core.ImportRun{Created: created})
+	now := time.Now()
+	for t := range c.ends {
+		if c.ends[t].IsZero() || t == len(c.ends)-1 {
+			c.ends[t] = now
+		}
+	}
+	prev := c.start
+	for t := 0; t < len(c.ends); {
+		n := 1
+		for t+n < len(c.ends) && c.ends[t+n].Equal(c.ends[t]) {
+			n++
+		}
+		for k := range n {
+			c.tenths[t+k] = max(c.ends[t].Sub(prev)/time.Duration(n), time.Microsecond)
+		}
+		prev = c.ends[t]
+		t += n
+	}
+}
+
+func (c *tenthClock) total() time.Duration { return c.ends[9].Sub(c.start) }
 
 // flushIndex writes the full-text entries that a SQLite store still has queued, so that the import's time
 // includes every record being searchable through the index.
@@ -107,14 +178,26 @@ func benchService(b testing.TB, backend, path string) (*core.Service, core.ID, s
 	return svc, w.ID, dsn
 }
 
-// benchRow is row i of rowSource as the raw baselines store it.
-func benchRow(i int) (title, desc, email, dedup string) {
-	return fmt.Sprintf("Row %d title", i), "Some description, with a comma\nand a second line",
-		fmt.Sprintf("user%d@acme.com", i%5000), fmt.Sprintf("csv:cli:ext-%d", i)
+// rawRow is one row as the raw baselines store it.
+type rawRow struct {
+	title, desc, email, dedup string
+	created                   time.Time
 }
 
-// rawCopy COPYs the rows into the records table of a fresh PostgreSQL schema.
-func rawCopy(b testing.TB, rows int) time.Duration {
+// uniformRows returns the rows of rowSource as the raw baselines store them, one per call.
+func uniformRows() func() rawRow {
+	i := 0
+	created := time.Date(2024, 3, 1, 10, 0, 0, 0, time.UTC)
+	return func() rawRow {
+		i++
+		return rawRow{fmt.Sprintf("Row %d title", i), "Some description, with a comma\nand a second line",
+			fmt.Sprintf("user%d@acme.com", i%5000), fmt.Sprintf("csv:cli:ext-%d", i), created}
+	}
+}
+
+// rawCopy COPYs rows from next into the records table of a fresh PostgreSQL schema, which has every index
+// the store keeps on it (the trigram index of search included).
+func rawCopy(b testing.TB, rows int, next func() rawRow) time.Duration {
 	svc, ws, dsn := benchService(b, "postgres", "")
 	svc.Store().Close()
 	ctx := context.Background()
@@ -130,7 +213,6 @@ func rawCopy(b testing.TB, rows int) time.Duration {
 		b.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	created := time.Date(2024, 3, 1, 10, 0, 0, 0, time.UTC)
 	start := time.Now()
 	n, err := conn.CopyFrom(ctx, pgx.Identifier{"records"},
 		[]string{"workspace_id", "id", "type", "title", "description_html", "description", "search_text", "status",
@@ -139,10 +221,10 @@ func rawCopy(b testing.TB, rows int) time.Duration {
 			if rows == 0 {
 				return nil, nil
 			}
-			title, desc, email, dedup := benchRow(rows)
+			r := next()
 			rows--
-			return []any{string(ws), string(core.NewIDAt(created)), string(core.RecordFeedback), title, desc, desc,
-				title + "\n" + desc, core.StatusTriage, "CSV", email, dedup, created, created}, nil
+			return []any{string(ws), string(core.NewIDAt(r.created)), string(core.RecordFeedback), r.title, r.desc, r.desc,
+				core.Fold(r.title + "\n" + r.desc), core.StatusTriage, "CSV", r.email, r.dedup, r.created, r.created}, nil
 		}))
 	if err != nil || n == 0 {
 		b.Fatalf("copy: %d rows, %v", n, err)
@@ -169,7 +251,7 @@ func samplePeakHeap(peak *uint64) (stop func()) {
 // prepared INSERT into records per row and then their full-text entries in one statement, all in one
 // transaction. The full-text entries are part of the floor because the store writes them itself (since its
 // migration 0002; a trigger wrote them before), so without them the floor would store rows no search finds.
-func rawInsert(b testing.TB, path string, rows int) time.Duration {
+func rawInsert(b testing.TB, path string, rows int, next func() rawRow) time.Duration {
 	svc, ws, _ := benchService(b, "sqlite", path)
 	svc.Store().Close()
 	// The store's writer's connection settings, so that only the way of inserting differs.
@@ -190,11 +272,10 @@ func rawInsert(b testing.TB, path string, rows int) time.Duration {
 	if err != nil {
 		b.Fatal(err)
 	}
-	created := time.Date(2024, 3, 1, 10, 0, 0, 0, time.UTC)
-	for i := 1; i <= rows; i++ {
-		title, desc, email, dedup := benchRow(i)
-		if _, err := stmt.Exec(core.NewIDAt(created), ws, core.RecordFeedback, title, desc, desc, title+"\n"+desc,
-			core.StatusTriage, "CSV", email, dedup, created.UnixMilli(), created.UnixMilli()); err != nil {
+	for range rows {
+		r := next()
+		if _, err := stmt.Exec(core.NewIDAt(r.created), ws, core.RecordFeedback, r.title, r.desc, r.desc, core.Fold(r.title+"\n"+r.desc),
+			core.StatusTriage, "CSV", r.email, r.dedup, r.created.UnixMilli(), r.created.UnixMilli()); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -100,6 +100,8 @@ func (s *Store) ForgetContact(ctx context.Context, ws core.ID, e core.Erasure) (
 			return err
 		}
 		out.Contacts = int(tag.RowsAffected())
+		// The contacts epoch tells a replica that remembers resolved contacts (as bulk writes once did) to
+		// forget them; it still moves for such a replica during a rolling upgrade.
 		_, err = tx.Exec(ctx, `UPDATE store_epochs SET n = n + 1 WHERE name = 'contacts'`)
 		return err
 	})

@@ -26,3 +26,6 @@ func TracePool(ctx context.Context, s *Store, tracer pgx.QueryTracer) error {
 
 // ListSQL is the statement and arguments of a listing, for tests and benchmarks that read its plan.
 func ListSQL(ws core.ID, q core.ListQuery) (string, []any) { return listSQL(ws, q) }
+
+// BulkSQL exposes the statements of CreateRecords to the plan test.
+var BulkSQL = struct{ Table, Contacts, Insert string }{bulkTable, bulkContacts, bulkInsert}

@@ -25,7 +25,6 @@ import (
 type Store struct {
 	pool   *pgxpool.Pool
 	leases *pgxpool.Pool // a small pool of its own, so that lease renewals never queue behind bulk writes
-	known  *known        // what bulk writes resolved, for the next ones
 
 	signals    *fairshare.Gate // one signals aggregation at a time per workspace
 	searches   *fairshare.Gate // one search at a time per workspace (query.go)
@@ -96,7 +95,7 @@ func connect(ctx context.Context, url string, readOnly bool) (*Store, error) {
 	}
 	// Searches may hold half the pool at once (the rest serves writes, listings and the workers), and the
 	// gate keeps one of those for workspaces that are not searching without pause.
-	s := &Store{pool: pool, leases: leases, known: newKnown(), searches: fairshare.NewSearchGate(int(cfg.MaxConns) / 2),
+	s := &Store{pool: pool, leases: leases, searches: fairshare.NewSearchGate(int(cfg.MaxConns) / 2),
 		claimAfter: map[string]string{}, signals: fairshare.NewSignalGate()}
 	s.Views = jobqueue.Views{Q: s}
 	return s, nil
