@@ -103,6 +103,8 @@ var raceTests = map[string]func(t *testing.T, f *fixture){
 		noErr(t, "companies", err)
 		equal(t, "companies", len(cs), 1)
 	},
+	// A lost race writes no event, insight job or history of the record it did not write.
+	"ConcurrentSameKeyWritesOneEvent": sameKeyWritesOneEvent,
 	// Workers of several replicas claim, and one dies: its job comes back exactly once.
 	"ClaimAfterWorkerDeath": func(t *testing.T, f *fixture) {
 		ws := f.workspace("A", 0).ID
