@@ -2,13 +2,9 @@ package postgres
 
 import (
 	"context"
-	"errors"
 
 	"github.com/feedbridge/feedbridge/core"
 )
-
-// errStaleContacts means an erasure deleted contacts since the bulk write's remembered ones were read.
-var errStaleContacts = errors.New("remembered contacts outdated by an erasure")
 
 // erasedKey is the form key is stored in once its customer has been erased (core.ErasedDedupKey); ""
 // for no key.
