@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/feedbridge/feedbridge/core"
 )
@@ -55,23 +56,35 @@ func (s *Server) loadRecord(w http.ResponseWriter, r *http.Request, m *core.Memb
 		return recordData{}, false
 	}
 	d := recordData{Record: rec, Statuses: core.Statuses(rec.Type)}
-	if d.Insights, err = s.svc.Insights(ctx, ws, id); err == nil {
-		d.History, err = s.svc.History(ctx, ws, id)
-	}
-	if err == nil {
-		err = s.loadLinks(r, ws, &d)
-	}
-	if err != nil {
-		s.internal(w, r, err)
-		return recordData{}, false
-	}
-	if rec.Status != core.StatusMerged {
-		d.Suggestions, err = s.svc.Suggestions(ctx, ws, id, "")
-		if err != nil {
+	// What the page shows around the record are independent reads of the record already read: run side by
+	// side, the page waits for the slowest of them rather than for their sum. Suggestions use the insights,
+	// so they follow them.
+	var (
+		wg                      sync.WaitGroup
+		insErr, histErr, lnkErr error
+	)
+	wg.Go(func() {
+		var byRecord map[core.ID][]core.Insight
+		if byRecord, insErr = s.svc.InsightsOf(ctx, ws, []core.ID{id}); insErr != nil {
+			return
+		}
+		d.Insights = byRecord[id]
+		if rec.Status == core.StatusMerged {
+			return
+		}
+		var err error
+		if d.Suggestions, err = s.svc.SuggestionsFor(ctx, ws, rec, d.Insights, core.DefaultSuggestions); err != nil {
 			// The page is still useful without suggestions; a failing matcher must not hide the record.
 			s.log.WithError(err).WithField("record", id).Warn("console: suggestions failed")
 			d.NoSuggestions = true
 		}
+	})
+	wg.Go(func() { d.History, histErr = s.svc.HistoryOf(ctx, ws, rec) })
+	wg.Go(func() { lnkErr = s.loadLinks(r, ws, &d) })
+	wg.Wait()
+	if err := errors.Join(insErr, histErr, lnkErr); err != nil {
+		s.internal(w, r, err)
+		return recordData{}, false
 	}
 	return d, true
 }

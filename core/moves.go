@@ -90,7 +90,12 @@ func (s *Service) History(ctx context.Context, ws, id ID) ([]HistoryEntry, error
 	if err != nil {
 		return nil, err
 	}
-	hs, err := s.store.History(ctx, ws, id)
+	return s.HistoryOf(ctx, ws, rec)
+}
+
+// HistoryOf is History for a record the caller has read already, so that it is not read again.
+func (s *Service) HistoryOf(ctx context.Context, ws ID, rec Record) ([]HistoryEntry, error) {
+	hs, err := s.store.History(ctx, ws, rec.ID)
 	if err != nil {
 		return nil, err
 	}

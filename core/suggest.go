@@ -58,6 +58,22 @@ func (s *Service) Suggestions(ctx context.Context, ws, id ID, limit string) ([]S
 	if err != nil {
 		return nil, err
 	}
+	var ins []Insight
+	if rec.Type == RecordFeedback && s.matcher != nil {
+		if ins, err = s.store.Insights(ctx, ws, rec.ID); err != nil {
+			return nil, fmt.Errorf("core: suggestions: insights: %w", err)
+		}
+	}
+	return s.SuggestionsFor(ctx, ws, rec, ins, n)
+}
+
+// SuggestionsFor is Suggestions for a record, and a Feedback's insights, that the caller has read already
+// (a record page shows both), so that they are not read a second time. n outside 1…MaxSuggestions asks
+// for DefaultSuggestions.
+func (s *Service) SuggestionsFor(ctx context.Context, ws ID, rec Record, ins []Insight, n int) ([]Suggestion, error) {
+	if n < 1 || n > MaxSuggestions {
+		n = DefaultSuggestions
+	}
 	if rec.Type == RecordObjective {
 		return []Suggestion{}, nil
 	}
@@ -66,17 +82,16 @@ func (s *Service) Suggestions(ctx context.Context, ws, id ID, limit string) ([]S
 	}
 	q := MatchQuery{Title: rec.Title, Text: rec.Description, Skip: rec.ID}
 	if rec.Type == RecordFeedback {
-		ins, err := s.store.Insights(ctx, ws, rec.ID)
-		if err != nil {
-			return nil, fmt.Errorf("core: suggestions: insights: %w", err)
-		}
 		for _, in := range ins {
 			q.Themes = append(q.Themes, in.Themes...)
 		}
 	}
 	// A few candidates beyond the limit make up for those left out; only when more than that are left out
 	// is the matcher asked again, for many more.
-	var out []Suggestion
+	var (
+		out []Suggestion
+		err error
+	)
 	for _, extra := range []int{5, 4*n + 20} {
 		q.Limit = n + extra
 		var full bool

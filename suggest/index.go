@@ -2,6 +2,7 @@ package suggest
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -162,13 +163,18 @@ func (ix *index) search(q query, limit int, skip core.ID) []core.Match {
 				}
 				scores[p.slot] += t.w * bm25TF(float64(p.tf), d.length, avg)
 			}
-		case len(found)*64 < len(t.ps):
-			// Far fewer found documents than postings: look the term up in each document instead (a map
-			// lookup costs many times a step along the postings).
+		case len(found)*4 < len(t.ps):
+			// Far fewer found documents than postings: both are in slot order, so each found document's
+			// posting is sought ahead of the last one, in steps that double, rather than walking them all.
+			ps := t.ps
 			for _, s := range found {
-				d := &ix.docs[s]
-				if tf, ok := d.bag.terms[t.term]; ok {
-					scores[s] += t.w * bm25TF(tf, d.length, avg)
+				k := seek(ps, s)
+				ps = ps[k:]
+				if len(ps) == 0 {
+					break
+				}
+				if ps[0].slot == s {
+					scores[s] += t.w * bm25TF(float64(ps[0].tf), ix.docs[s].length, avg)
 				}
 			}
 		default:
@@ -188,7 +194,11 @@ func (ix *index) search(q query, limit int, skip core.ID) []core.Match {
 		if floor <= rest[i+1] && open {
 			continue
 		}
-		open = false
+		if open {
+			// From here on found only shrinks; in slot order, as postings are, it can be sought in them.
+			slices.Sort(found)
+			open = false
+		}
 		kept := found[:0]
 		for _, s := range found {
 			if scores[s]+rest[i+1] >= floor {
@@ -210,6 +220,18 @@ func (ix *index) search(q query, limit int, skip core.ID) []core.Match {
 		out[i] = core.Match{ID: d.id, Score: 1 - math.Exp(-r.score/scoreScale), Reason: ix.reason(q, d, avg)}
 	}
 	return out
+}
+
+// seek is the index of the first of ps, which are in slot order, whose slot is not below s: a galloping
+// search, so that seeking ascending slots one after another costs about the log of each gap.
+func seek(ps []posting, s int32) int {
+	hi := 1
+	for hi < len(ps) && ps[hi-1].slot < s {
+		hi *= 2
+	}
+	lo := hi / 2
+	hi = min(hi, len(ps))
+	return lo + sort.Search(hi-lo, func(i int) bool { return ps[lo+i].slot >= s })
 }
 
 // scoreBufs keeps the per-document score arrays of searches, which are as long as an index has slots;
