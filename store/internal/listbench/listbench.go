@@ -144,7 +144,7 @@ func Cases(sh Shape) []Case {
 		{"unlinked", core.ListQuery{Type: core.RecordFeedback, Linked: &no}},
 		{"linked-to", core.ListQuery{LinkedTo: sh.Idea}},
 		{"updated-since", core.ListQuery{UpdatedSince: sh.From}},
-		{"search", core.ListQuery{Search: "export"}},
+		{"search", core.ListQuery{Search: "and"}}, // in most records; "not" and "when" in about half
 		{"order-updated", core.ListQuery{Order: core.OrderUpdated}},
 		{"order-demand", core.ListQuery{Type: core.RecordIdea, Order: core.OrderDemand}},
 		{"asc", core.ListQuery{Asc: true}},
@@ -169,8 +169,8 @@ func Cases(sh Shape) []Case {
 	}
 	return append(cases, []Case{
 		{"type+status+source+product", core.ListQuery{Type: core.RecordFeedback, Statuses: []string{core.StatusTriage}, Source: "API", ProductID: sh.Products[1]}},
-		{"company+tag+search", core.ListQuery{CompanyID: sh.BigCompany, TagIDs: []core.ID{sh.CommonTag}, Search: "dashboard"}},
-		{"rare-tag+dates+search", core.ListQuery{TagIDs: []core.ID{sh.RareTag}, From: sh.From, To: sh.To, Search: "login"}},
+		{"company+tag+search", core.ListQuery{CompanyID: sh.BigCompany, TagIDs: []core.ID{sh.CommonTag}, Search: "not"}},
+		{"rare-tag+dates+search", core.ListQuery{TagIDs: []core.ID{sh.RareTag}, From: sh.From, To: sh.To, Search: "when"}},
 	}...)
 }
 
