@@ -44,9 +44,19 @@ func (a *app) importCommand() *cobra.Command {
 			if err != nil {
 				return usagef("--date-order %v", err)
 			}
+			enc, _ := cmd.Flags().GetString("encoding")
+			if err := csvimport.CheckEncoding(enc); err != nil {
+				return usagef("--%v", err)
+			}
+			delimName, _ := cmd.Flags().GetString("delimiter")
+			delim, err := csvimport.ParseDelimiter(delimName)
+			if err != nil {
+				return usagef("--delimiter %v", err)
+			}
 			// An import is long and writes much: like the daemon, it indexes its rows in the background.
 			return a.withMode(cmd, sqlite.ModeDaemon, func(ctx context.Context, svc *core.Service) error {
-				return a.importCSV(ctx, svc, ws, args[0], csvimport.Options{Connector: csvimport.ConnectorCLI, RecordType: rt, Mapping: mapping, DryRun: dry, DateOrder: order})
+				return a.importCSV(ctx, svc, ws, args[0], csvimport.Options{Connector: csvimport.ConnectorCLI, RecordType: rt, Mapping: mapping, DryRun: dry,
+					DateOrder: order, Encoding: enc, Delimiter: delim})
 			})
 		}}
 	csvCmd.Flags().String("workspace", "", "workspace id (required)")
@@ -54,6 +64,8 @@ func (a *app) importCommand() *cobra.Command {
 	csvCmd.Flags().String("record-type", "Feedback", "record type of the imported rows")
 	csvCmd.Flags().Bool("dry-run", false, "read and check every row, write nothing")
 	csvCmd.Flags().String("date-order", "", "how created_at dates of digits only are read: dmy (03.11.2026 is 3 November), mdy or ymd")
+	csvCmd.Flags().String("encoding", "", "read the file as utf-8, utf-16le, utf-16be or windows-1252 instead of detecting it")
+	csvCmd.Flags().String("delimiter", "", "read the file split by comma, semicolon, tab or bar instead of detecting it")
 
 	runs := &cobra.Command{Use: "runs", Short: "List a workspace's import runs", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

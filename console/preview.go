@@ -82,22 +82,9 @@ var encodingNames = map[string]string{
 	csvimport.EncWindows1252: "Windows-1252",
 }
 
-// delimiterChoices are the delimiters as the preview form offers them: by a word, so that the address of a
-// preview reads plainly.
-var delimiterChoices = []struct {
-	Value string
-	Rune  rune
-	Label string
-}{{"comma", ',', "comma ( , )"}, {"semicolon", ';', "semicolon ( ; )"}, {"tab", '\t', "tab"}, {"bar", '|', "vertical bar ( | )"}}
-
-func delimiterName(d rune) string {
-	for _, c := range delimiterChoices {
-		if c.Rune == d {
-			return c.Label
-		}
-	}
-	return ""
-}
+// delimiterLabels name the delimiters on the preview form; the form's values are csvimport's words for
+// them, so that the address of a preview reads plainly.
+var delimiterLabels = map[rune]string{',': "comma ( , )", ';': "semicolon ( ; )", '\t': "tab", '|': "vertical bar ( | )"}
 
 // option is one choice of a select on the preview form.
 type option struct {
@@ -110,8 +97,8 @@ func readingOptions(c importChoice) (encodings, delimiters []option) {
 	for _, e := range csvimport.Encodings {
 		encodings = append(encodings, option{Value: e, Label: encodingNames[e], Selected: e == c.Encoding})
 	}
-	for _, d := range delimiterChoices {
-		delimiters = append(delimiters, option{Value: d.Value, Label: d.Label, Selected: d.Rune == c.Delimiter})
+	for _, d := range csvimport.Delimiters {
+		delimiters = append(delimiters, option{Value: csvimport.DelimiterName(d), Label: delimiterLabels[d], Selected: d == c.Delimiter})
 	}
 	return encodings, delimiters
 }
@@ -183,7 +170,7 @@ func readPreview(in io.Reader, c importChoice, d *previewData) {
 			d.Rows = append(d.Rows, pr)
 		}
 	}
-	d.Encoding, d.UTF8, d.Delimiter = encodingNames[enc], strings.HasPrefix(enc, csvimport.EncUTF8), delimiterName(delim)
+	d.Encoding, d.UTF8, d.Delimiter = encodingNames[enc], strings.HasPrefix(enc, csvimport.EncUTF8), delimiterLabels[delim]
 	for i := range d.Fields {
 		d.Fields[i].Chosen = c.Mapping[d.Fields[i].Name]
 		if rd != nil {

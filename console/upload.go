@@ -122,15 +122,8 @@ func choiceFrom(v url.Values) (importChoice, string) {
 	if c.Encoding = v.Get("encoding"); csvimport.CheckEncoding(c.Encoding) != nil {
 		return c, "Choose an encoding: UTF-8, UTF-16 or Windows-1252."
 	}
-	if d := v.Get("delimiter"); d != "" {
-		for _, dc := range delimiterChoices {
-			if dc.Value == d {
-				c.Delimiter = dc.Rune
-			}
-		}
-		if c.Delimiter == 0 {
-			return c, "Choose a delimiter: comma, semicolon, tab or vertical bar."
-		}
+	if c.Delimiter, err = csvimport.ParseDelimiter(v.Get("delimiter")); err != nil {
+		return c, "Choose a delimiter: comma, semicolon, tab or vertical bar."
 	}
 	for _, f := range mappable(c.RecordType) {
 		if col := v.Get("map." + f.Name); col != "" {
@@ -149,10 +142,8 @@ func (c importChoice) query() string {
 	if c.Encoding != "" {
 		v.Set("encoding", c.Encoding)
 	}
-	for _, d := range delimiterChoices {
-		if d.Rune == c.Delimiter {
-			v.Set("delimiter", d.Value)
-		}
+	if d := csvimport.DelimiterName(c.Delimiter); d != "" {
+		v.Set("delimiter", d)
 	}
 	for k, col := range c.Mapping {
 		v.Set("map."+k, col)

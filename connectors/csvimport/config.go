@@ -31,6 +31,8 @@ type Config struct {
 	Timeout      time.Duration                `koanf:"timeout" default:"60s" doc:"With url: give up when no byte arrives for this long."`
 	MaxBytes     int64                        `koanf:"max_bytes" default:"1073741824" doc:"With url: refuse larger responses (bytes)."`
 	DateOrder    string                       `koanf:"date_order" doc:"How created_at dates of digits only are read: dmy (03.11.2026 is 3 November), mdy or ymd; applies to every row. Without it such a date is refused when both orders make a date. ISO, RFC 3339 and spelled-out months are read as written either way."`
+	Encoding     string                       `koanf:"encoding" doc:"Read every file as utf-8, utf-16le, utf-16be or windows-1252 instead of detecting the encoding from its first bytes."`
+	Delimiter    string                       `koanf:"delimiter" doc:"Split every file by comma, semicolon, tab or bar instead of detecting the delimiter from its first records."`
 }
 
 // entrySpec is a validated Config, ready to run (its name and workspace are checked by connectors.Entries).
@@ -40,6 +42,7 @@ type entrySpec struct {
 	schedule   cron.Schedule
 	url        *url.URL
 	dateOrder  DateOrder
+	delimiter  rune
 }
 
 // parseConfig validates an entry (all but its name and workspace) without touching the network or the file system.
@@ -100,6 +103,14 @@ func parseConfig(c Config) (*entrySpec, error) {
 		bad("date_order", "%v", err)
 	} else {
 		e.dateOrder = o
+	}
+	if err := CheckEncoding(c.Encoding); err != nil {
+		errs = append(errs, err) // it names the key already
+	}
+	if d, err := ParseDelimiter(c.Delimiter); err != nil {
+		bad("delimiter", "%v", err)
+	} else {
+		e.delimiter = d
 	}
 	if c.Timeout <= 0 || c.MaxBytes <= 0 {
 		bad("timeout", "timeout and max_bytes must be positive")

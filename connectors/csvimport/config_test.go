@@ -45,6 +45,9 @@ func TestBuildValidates(t *testing.T) {
 		{"archive inside the glob", func(m map[string]any) { m["archive_dir"] = "/var/lib/feedbridge/imports" }, "would be imported again"},
 		{"record type", func(m map[string]any) { m["record_type"] = "Bug" }, "record_type:"},
 		{"date order", func(m map[string]any) { m["date_order"] = "DD.MM.YYYY" }, "date_order: must be dmy, mdy or ymd"},
+		{"chosen reading", func(m map[string]any) { m["encoding"], m["delimiter"] = "windows-1252", "tab" }, ""},
+		{"encoding", func(m map[string]any) { m["encoding"] = "latin1" }, `encoding "latin1": must be one of utf-8, utf-16le, utf-16be, windows-1252`},
+		{"delimiter", func(m map[string]any) { m["delimiter"] = ";" }, `delimiter: must be comma, semicolon, tab or bar, not ";"`},
 		{"mapping field", func(m map[string]any) { m["mapping"] = map[string]any{"subject": "Title"} }, `unknown field "subject"`},
 		{"bad glob", func(m map[string]any) { m["path"] = "/in/[a.csv" }, "bad glob"},
 	}

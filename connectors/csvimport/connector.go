@@ -214,6 +214,8 @@ func (e *entry) options(errorsFile string) Options {
 		RecordType: e.spec.recordType,
 		Mapping:    e.spec.Mapping,
 		DateOrder:  e.spec.dateOrder,
+		Encoding:   e.spec.Encoding,
+		Delimiter:  e.spec.delimiter,
 		ErrorsFile: errorsFile,
 		Log:        e.Log,
 		Progress: func(r core.ImportRun) {

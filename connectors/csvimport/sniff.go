@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+
+	"github.com/feedbridge/feedbridge/core"
 )
 
 // Delimiters are the delimiters a file may use, detected or chosen; when detecting, their order breaks
@@ -17,6 +19,29 @@ func CheckDelimiter(d rune) error {
 		return nil
 	}
 	return fmt.Errorf("delimiter %q: must be a comma, a semicolon, a tab or a vertical bar", d)
+}
+
+// delimiterNames are the words that choose a delimiter, in the order of Delimiters: the console's preview
+// form, the command line and a connector entry all take these, so that none needs a tab typed or quoted.
+var delimiterNames = []string{"comma", "semicolon", "tab", "bar"}
+
+// ParseDelimiter reads a delimiter chosen by its word ("" for detecting it, 0).
+func ParseDelimiter(name string) (rune, error) {
+	if name == "" {
+		return 0, nil
+	}
+	if i := slices.Index(delimiterNames, name); i >= 0 {
+		return Delimiters[i], nil
+	}
+	return 0, fmt.Errorf("must be comma, semicolon, tab or bar, not %q", core.Truncate(name, 20, "…"))
+}
+
+// DelimiterName is the word that chooses d, "" for 0 or a rune not in Delimiters.
+func DelimiterName(d rune) string {
+	if i := slices.Index(Delimiters, d); i >= 0 {
+		return delimiterNames[i]
+	}
+	return ""
 }
 
 const sniffRecords = 50

@@ -267,3 +267,19 @@ func TestScheduledImport(t *testing.T) {
 		}
 	}
 }
+
+// TestEntryChosenReading: an entry's encoding and delimiter keys read a file that detection gets wrong
+// (commas tie with the semicolons; É before a no-break space is valid UTF-8).
+func TestEntryChosenReading(t *testing.T) {
+	e := newTestEnv(t)
+	en := e.entry(t, func(c *Config) {
+		c.Encoding, c.Delimiter = EncWindows1252, "semicolon"
+		c.Mapping = map[string]string{"description": "Details, as written, unedited"}
+	})
+	e.write(t, "in/a.csv", "Title;Details, as written, unedited\nPRIORIT\xc9\xa0! Invoice sent twice;12,50 EUR, twice\n")
+	en.runOnce(context.Background())
+	recs := e.records(t, core.RecordFeedback)
+	if len(recs) != 1 || recs[0].Title != "PRIORITÉ\u00a0! Invoice sent twice" || recs[0].Description != "12,50 EUR, twice" {
+		t.Fatalf("records %+v", recs)
+	}
+}

@@ -1,7 +1,8 @@
 // Package realdata generates data sets with the shape of a real export from a CRM or helpdesk, for the
 // benchmarks of the importers and the stores: most rows a new customer, company domains with a Zipf-like
 // spread beside free-mail addresses, texts of varied length and vocabulary, and tags on a share of rows.
-// The same seed gives the same rows, so two arms of a benchmark store the same data.
+// The same seed gives the same rows, so two arms of a benchmark store the same data. The stores' listing
+// benchmarks draw their data set from here too (store/internal/listbench), with their own Shape.
 package realdata
 
 import (
@@ -16,7 +17,7 @@ import (
 // Shape names the proportions of a data set; DefaultShape is the one the benchmarks use.
 type Shape struct {
 	NewCustomer float64 // share of rows whose customer has not been seen before
-	Domains     int     // company domains, Zipf-spread
+	Domains     int     // company domains, Zipf-spread; fewer than 65,535
 	FreeMail    int     // one customer in FreeMail writes from a free-mail address (no company)
 	Named       float64 // share of customers whose rows give their name
 	Tagged      float64 // share of rows with tags (one to three)
@@ -47,22 +48,58 @@ type Row struct {
 
 // Gen produces the rows of one data set in order.
 type Gen struct {
-	shape             Shape
-	rng               *rand.Rand
-	word, domain, tag *rand.Zipf
-	customers         []uint8 // per customer: its domain index, or 255 for free mail
-	n                 int
-	end               time.Time
+	shape       Shape
+	rng         *rand.Rand
+	text        *Text // drawing from rng, so that a row's text and the rest of it interleave as one sequence
+	domain, tag *rand.Zipf
+	labels      []string
+	customers   []uint16 // per customer: its domain index, or freeMailCustomer
+	n           int
+	end         time.Time
 }
+
+const freeMailCustomer = 0xFFFF
 
 // New returns a generator of shape s.
 func New(s Shape) *Gen {
 	rng := rand.New(rand.NewPCG(s.Seed, s.Seed^0x9e3779b97f4a7c15))
-	return &Gen{shape: s, rng: rng,
-		word:   rand.NewZipf(rng, 1.07, 2, uint64(len(words)-1)),
-		domain: rand.NewZipf(rng, 1.2, 3, uint64(min(s.Domains, 255)-1)),
+	return &Gen{shape: s, rng: rng, text: newText(rng),
+		domain: rand.NewZipf(rng, 1.2, 3, uint64(min(s.Domains, freeMailCustomer)-1)),
 		tag:    rand.NewZipf(rng, 1.1, 2, uint64(s.Tags-1)),
+		labels: s.TagLabels(),
 		end:    time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+}
+
+// Text draws the texts of rows alone: a title and a description as Gen's rows have them, for data sets
+// that take their customers from elsewhere.
+type Text struct {
+	rng  *rand.Rand
+	word *rand.Zipf
+}
+
+// NewText returns a text source; the same seed gives the same texts.
+func NewText(seed uint64) *Text {
+	return newText(rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)))
+}
+
+func newText(rng *rand.Rand) *Text {
+	return &Text{rng: rng, word: rand.NewZipf(rng, 1.07, 2, uint64(len(words)-1))}
+}
+
+// Title is one sentence of 3 to 11 words.
+func (t *Text) Title() string { return t.sentence(3 + t.rng.IntN(9)) }
+
+// Description is one to five sentences of 4 to 25 words, in two paragraphs for a quarter of them.
+func (t *Text) Description() string {
+	var desc []string
+	for range 1 + t.rng.IntN(5) {
+		desc = append(desc, t.sentence(4+t.rng.IntN(22)))
+	}
+	d := strings.Join(desc, " ")
+	if t.rng.IntN(4) == 0 {
+		d = strings.Replace(d, ". ", ".\n\n", 1) // paragraphs
+	}
+	return d
 }
 
 // TagLabels are the labels rows carry, the most common first; a benchmark creates them as tags.
@@ -86,9 +123,9 @@ func (g *Gen) Next() Row {
 	g.n++
 	cust := len(g.customers)
 	if len(g.customers) == 0 || g.rng.Float64() < g.shape.NewCustomer {
-		d := uint8(g.domain.Uint64())
+		d := uint16(g.domain.Uint64())
 		if g.rng.IntN(g.shape.FreeMail) == 0 {
-			d = 255
+			d = freeMailCustomer
 		}
 		g.customers = append(g.customers, d)
 	} else {
@@ -99,7 +136,7 @@ func (g *Gen) Next() Row {
 	h := uint64(cust)*0x9e3779b97f4a7c15 + g.shape.Seed
 	fn, ln := first[h%uint64(len(first))], last[(h>>8)%uint64(len(last))]
 	box := fmt.Sprintf("%s.%s%d", strings.ToLower(fn), strings.ToLower(ln), cust)
-	if d := g.customers[cust]; d == 255 {
+	if d := g.customers[cust]; d == freeMailCustomer {
 		r.Email = box + "@" + freeMail[(h>>16)%uint64(len(freeMail))]
 	} else {
 		r.Domain = fmt.Sprintf("%s%d.example", words[int(d)%len(words)], d)
@@ -108,20 +145,11 @@ func (g *Gen) Next() Row {
 	if float64((h>>24)%1000) < g.shape.Named*1000 {
 		r.Name = fn + " " + ln
 	}
-	r.Title = g.sentence(3 + g.rng.IntN(9))
-	var desc []string
-	for range 1 + g.rng.IntN(5) {
-		desc = append(desc, g.sentence(4+g.rng.IntN(22)))
-	}
-	r.Description = strings.Join(desc, " ")
-	if g.rng.IntN(4) == 0 {
-		r.Description = strings.Replace(r.Description, ". ", ".\n\n", 1) // paragraphs
-	}
+	r.Title, r.Description = g.text.Title(), g.text.Description()
 	r.Created = g.end.Add(-time.Duration(g.rng.Int64N(int64(730 * 24 * time.Hour)))).Truncate(time.Second)
 	if g.rng.Float64() < g.shape.Tagged {
-		labels := g.shape.TagLabels()
 		for range 1 + g.rng.IntN(3) {
-			l := labels[g.tag.Uint64()]
+			l := g.labels[g.tag.Uint64()]
 			if !slices.Contains(r.Tags, l) {
 				r.Tags = append(r.Tags, l)
 			}
@@ -130,12 +158,12 @@ func (g *Gen) Next() Row {
 	return r
 }
 
-func (g *Gen) sentence(n int) string {
+func (t *Text) sentence(n int) string {
 	ws := make([]string, n)
 	for i := range ws {
-		ws[i] = words[g.word.Uint64()]
+		ws[i] = words[t.word.Uint64()]
 	}
-	if g.rng.IntN(6) == 0 && n > 3 {
+	if t.rng.IntN(6) == 0 && n > 3 {
 		ws[n/2] += "," // commas make the CSV quote the field
 	}
 	r := []rune(strings.Join(ws, " "))

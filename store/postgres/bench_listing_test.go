@@ -21,8 +21,9 @@ import (
 // without it every run fills a throwaway schema.
 const listingKeepURL = "FEEDBRIDGE_BENCH_LISTING_URL"
 
-// listingMark is the checkpoint a finished fill leaves in its workspace, so that a later run reuses it.
-const listingMark = "listing-bench"
+// listingMark is the checkpoint a finished fill leaves in its workspace, so that a later run reuses it;
+// it changes with the data set, so that a fill of an older one is not measured.
+const listingMark = "listing-bench-realdata"
 
 // BenchmarkListingFilters fills a workspace with FEEDBRIDGE_BENCH_LISTING_ROWS records of the listing data
 // set (default 1,000,000; listbench.Records, the same rows as the SQLite benchmark's) and measures the first

@@ -122,7 +122,7 @@ func BenchmarkReadMemory(b *testing.B) {
 	st, ws, sh := fillListing(b, n)
 	ctx := context.Background()
 	cases := listbench.Cases(sh)
-	terms := []string{"export", "dashboard", "login", "slow export", "wbal1", "timeout error"}
+	terms := []string{"and", "not", "when", "and the", "calix1", "timeout error"}
 	for b.Loop() {
 		deadline := time.Now().Add(8 * time.Second)
 		var wg sync.WaitGroup

@@ -1,7 +1,7 @@
-// Package listbench holds what both stores' listing benchmarks share: the data set (feedback-like text,
-// most rows a new customer, company domains with a Zipf-like spread beside free-mail addresses, tags on a
-// share of rows) and the list of filter combinations GET /records offers, so that the two stores are held
-// to the same listings over the same shape of data.
+// Package listbench holds what both stores' listing benchmarks share: the data set, drawn from
+// internal/realdata (feedback-like text, most rows a new customer, company domains with a Zipf-like spread
+// beside free-mail addresses, tags on a share of rows), and the list of filter combinations GET /records
+// offers, so that the two stores are held to the same listings over the same shape of data.
 package listbench
 
 import (
@@ -12,64 +12,53 @@ import (
 	"time"
 
 	"github.com/feedbridge/feedbridge/core"
+	"github.com/feedbridge/feedbridge/internal/realdata"
 )
 
-// Corpus makes feedback-like text: words drawn from a vocabulary with a Zipf distribution, so that some
-// search terms are in most records and others in a handful, as in real feedback.
+// Corpus makes feedback-like records with realdata's text, for the benchmarks of searching and of the bulk
+// path; their customers are drawn evenly, not with the listing data set's shape.
 type Corpus struct {
-	rng   *rand.Rand
-	zipf  *rand.Zipf
-	words []string
+	rng  *rand.Rand
+	text *realdata.Text
 }
 
-// NewCorpus returns a corpus with a fixed seed: every run draws the same text.
+// NewCorpus returns a corpus with a fixed seed: every run draws the same records.
 func NewCorpus() *Corpus {
-	rng := rand.New(rand.NewPCG(1, 2))
-	words := strings.Fields(`the a export import slow fast login password reset dashboard report chart csv pdf email
-		slack integration api webhook billing invoice pricing plan upgrade downgrade mobile app ios android browser
-		chrome firefox safari timeout error crash bug feature request dark mode theme notification alert search filter
-		sort tag label product user admin permission role sso saml okta onboarding tutorial docs help support ticket
-		customer account team workspace project board kanban roadmap release sprint deadline calendar sync google
-		outlook zapier jira linear github gitlab straße école café naïve über résumé señor ĳssel Ωmega`)
-	for i := 0; i < 1500; i++ { // a long tail of rarer words
-		words = append(words, fmt.Sprintf("w%c%c%c%d", 'a'+rune(i%26), 'a'+rune(i/26%26), 'k'+rune(i%7), i))
-	}
-	return &Corpus{rng: rng, zipf: rand.NewZipf(rng, 1.1, 2, uint64(len(words)-1)), words: words}
-}
-
-// Text returns n words.
-func (c *Corpus) Text(n int) string {
-	ws := make([]string, n)
-	for i := range ws {
-		ws[i] = c.words[c.zipf.Uint64()]
-	}
-	return strings.Join(ws, " ")
+	return &Corpus{rng: rand.New(rand.NewPCG(1, 2)), text: realdata.NewText(3)}
 }
 
 // Record returns a record created at at: a quarter of them Ideas, with a customer among 5,000 addresses
 // whose contact reference the caller completes.
 func (c *Corpus) Record(ws core.ID, at time.Time) core.NewRecord {
-	title, desc := c.Text(4+c.rng.IntN(6)), c.Text(20+c.rng.IntN(40))
+	r := record(c.rng, c.text.Title(), c.text.Description(), at)
+	r.Contact = &core.ContactRef{Email: fmt.Sprintf("u%d@c%d.com", c.rng.IntN(5000), c.rng.IntN(500))}
+	return r
+}
+
+func record(rng *rand.Rand, title, desc string, at time.Time) core.NewRecord {
 	typ := core.RecordFeedback
-	if c.rng.IntN(4) == 0 {
+	if rng.IntN(4) == 0 {
 		typ = core.RecordIdea
 	}
 	return core.NewRecord{
 		ID: core.NewIDAt(at), Type: typ, Title: title, Description: desc, DescriptionHTML: desc,
 		SearchText: core.Fold(title + "\n" + desc), Status: core.StatusTriage, Source: "CSV", CreatedAt: at, UpdatedAt: at,
-		Contact: &core.ContactRef{Email: fmt.Sprintf("u%d@c%d.com", c.rng.IntN(5000), c.rng.IntN(500)),
-			EmailKey: "", Domain: "", CompanyName: ""},
 	}
 }
 
-// TagLabels and ProductLabels are the lookups of the data set; the first tag is the common one.
+// Data is the shape of the listing data set: a quarter of the rows by a returning customer, 400 company
+// domains, a fifth of the customers on free mail, a third of the rows tagged from 40 labels.
+var Data = realdata.Shape{NewCustomer: 0.75, Domains: 400, FreeMail: 5, Tagged: 0.35, Tags: 40, Seed: 7}
+
+// TagLabels and ProductLabels are the lookups of the data set; the first tag is the common one, and they
+// sort in the order of how common they are.
 var (
 	TagLabels     = tagLabels()
 	ProductLabels = []string{"web", "ios", "android", "api", "desktop", "cli"}
 )
 
 func tagLabels() []string {
-	out := make([]string, 40)
+	out := make([]string, Data.Tags)
 	for i := range out {
 		out[i] = fmt.Sprintf("tag-%02d", i)
 	}
@@ -79,41 +68,26 @@ func tagLabels() []string {
 // Records draws the n records of the listing data set in batches of 1,000, oldest first, one a minute from
 // base on, and hands each batch to put. tags and products are the ids of TagLabels and ProductLabels.
 func Records(ws core.ID, n int, base time.Time, tags, products []core.ID, put func([]core.NewRecord) error) error {
-	c := NewCorpus()
+	g := realdata.New(Data)
+	rank := map[string]int{} // realdata's labels, the most common first, to TagLabels
+	for i, l := range Data.TagLabels() {
+		rank[l] = i
+	}
+	companies := core.NewCompanyResolver(nil, nil) // as the service resolves them: punycode, free mail none
 	rng := rand.New(rand.NewPCG(7, 11))
-	domains := rand.NewZipf(rng, 1.2, 3, 399) // 400 company domains
-	tagPick := rand.NewZipf(rng, 1.1, 2, 39)  // tag-00 is the common one
-	free := []string{"gmail.com", "outlook.com", "yahoo.com", "proton.me"}
 	sources := []string{"CSV", "API", "Email", "Slack", "Intercom"}
 	statuses := []string{core.StatusTriage, core.StatusTriage, core.StatusTriage, core.StatusProcessed}
 	for i := 0; i < n; i += 1000 {
 		batch := make([]core.NewRecord, 0, 1000)
 		for j := i; j < min(i+1000, n); j++ {
-			r := c.Record(ws, base.Add(time.Duration(j)*time.Minute))
+			row := g.Next()
+			r := record(rng, row.Title, row.Description, base.Add(time.Duration(j)*time.Minute))
 			r.Source = sources[rng.IntN(len(sources))]
 			r.Status = statuses[rng.IntN(len(statuses))]
-			cust := j // most rows a new customer
-			if rng.IntN(4) == 0 {
-				cust = rng.IntN(max(j, 1))
-			}
-			domain := fmt.Sprintf("company%d.example", domains.Uint64())
-			ref := &core.ContactRef{}
-			if cust%5 == 0 {
-				ref.Email = fmt.Sprintf("person%d@%s", cust, free[cust%len(free)])
-			} else {
-				ref.Email = fmt.Sprintf("person%d@%s", cust, domain)
-				ref.Domain, ref.CompanyName = domain, domain
-			}
-			ref.EmailKey = strings.ToLower(ref.Email)
-			r.Contact = ref
-			if rng.IntN(100) < 35 {
-				k := 1 + rng.IntN(3)
-				for range k {
-					t := tags[tagPick.Uint64()]
-					if !slices.Contains(r.TagIDs, t) {
-						r.TagIDs = append(r.TagIDs, t)
-					}
-				}
+			r.Contact = &core.ContactRef{Email: row.Email, EmailKey: strings.ToLower(row.Email)}
+			r.Contact.Domain, r.Contact.CompanyName, _ = companies.Resolve(row.Email)
+			for _, l := range row.Tags {
+				r.TagIDs = append(r.TagIDs, tags[rank[l]])
 			}
 			if rng.IntN(2) == 0 {
 				r.ProductID = products[rng.IntN(len(products))]
@@ -170,7 +144,7 @@ func Cases(sh Shape) []Case {
 		{"unlinked", core.ListQuery{Type: core.RecordFeedback, Linked: &no}},
 		{"linked-to", core.ListQuery{LinkedTo: sh.Idea}},
 		{"updated-since", core.ListQuery{UpdatedSince: sh.From}},
-		{"search", core.ListQuery{Search: "export"}},
+		{"search", core.ListQuery{Search: "and"}}, // in most records; "not" and "when" in about half
 		{"order-updated", core.ListQuery{Order: core.OrderUpdated}},
 		{"order-demand", core.ListQuery{Type: core.RecordIdea, Order: core.OrderDemand}},
 		{"asc", core.ListQuery{Asc: true}},
@@ -195,8 +169,8 @@ func Cases(sh Shape) []Case {
 	}
 	return append(cases, []Case{
 		{"type+status+source+product", core.ListQuery{Type: core.RecordFeedback, Statuses: []string{core.StatusTriage}, Source: "API", ProductID: sh.Products[1]}},
-		{"company+tag+search", core.ListQuery{CompanyID: sh.BigCompany, TagIDs: []core.ID{sh.CommonTag}, Search: "dashboard"}},
-		{"rare-tag+dates+search", core.ListQuery{TagIDs: []core.ID{sh.RareTag}, From: sh.From, To: sh.To, Search: "login"}},
+		{"company+tag+search", core.ListQuery{CompanyID: sh.BigCompany, TagIDs: []core.ID{sh.CommonTag}, Search: "not"}},
+		{"rare-tag+dates+search", core.ListQuery{TagIDs: []core.ID{sh.RareTag}, From: sh.From, To: sh.To, Search: "when"}},
 	}...)
 }
 
