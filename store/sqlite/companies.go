@@ -32,29 +32,16 @@ func foldCounts(tx *wtx) error {
 
 // readCompanies runs read, which reads the companies' counts from the table named by from, in one
 // snapshot in which every count is whole. With no record uncounted that is the companies table on a
-// reader; otherwise the writer folds and reads in the same transaction, and a read-only store, which
-// cannot fold, reads a view that adds the uncounted records (in the order of no index).
+// reader; otherwise the writer folds and reads in the same transaction. A store that cannot fold (read-only,
+// or whose writes fail, on a full disk say) reads a view that adds the uncounted records instead, in the
+// order of no index.
 func (s *Store) readCompanies(ctx context.Context, read func(q queryer, from string) error) error {
-	tx, err := s.r.BeginTx(ctx, nil)
-	if err != nil {
+	done, err := s.readCompaniesAt(ctx, read, s.role != ModeReadOnly)
+	if done || err != nil {
 		return err
 	}
-	defer tx.Rollback()
-	var stale bool
-	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM records_fts_pending WHERE counted = 0)`).Scan(&stale); err != nil {
-		return err
-	}
-	switch {
-	case !stale:
-		return read(tx, `companies`)
-	case s.role == ModeReadOnly:
-		return read(tx, `(SELECT c.id, c.workspace_id, c.name, c.name_key, c.domain, c.created_at,
-			c.feedback_count + coalesce(d.n, 0) AS feedback_count
-			FROM companies c LEFT JOIN (`+uncounted+`) AS d ON d.id = c.id) AS companies`)
-	}
-	tx.Rollback()
 	var readErr error
-	if err := s.write(ctx, "count companies", func(t *wtx) error {
+	err = s.write(ctx, "count companies", func(t *wtx) error {
 		if err := foldCounts(t); err != nil {
 			return err
 		}
@@ -63,10 +50,39 @@ func (s *Store) readCompanies(ctx context.Context, read func(q queryer, from str
 			return nil
 		}
 		return readErr
-	}); err != nil {
+	})
+	if err == nil {
+		return readErr
+	}
+	if readErr != nil || ctx.Err() != nil {
 		return err
 	}
-	return readErr
+	_, err = s.readCompaniesAt(ctx, read, false)
+	return err
+}
+
+// readCompaniesAt runs read on a reader, from the companies table when no record is uncounted, else from
+// the view that counts them, unless fold is set: then it reads nothing (done is false) and leaves the fold
+// to its caller.
+func (s *Store) readCompaniesAt(ctx context.Context, read func(q queryer, from string) error, fold bool) (done bool, err error) {
+	tx, err := s.r.BeginTx(ctx, nil)
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback()
+	var stale bool
+	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM records_fts_pending WHERE counted = 0)`).Scan(&stale); err != nil {
+		return false, err
+	}
+	switch {
+	case !stale:
+		return true, read(tx, `companies`)
+	case fold:
+		return false, nil
+	}
+	return true, read(tx, `(SELECT c.id, c.workspace_id, c.name, c.name_key, c.domain, c.created_at,
+		c.feedback_count + coalesce(d.n, 0) AS feedback_count
+		FROM companies c LEFT JOIN (`+uncounted+`) AS d ON d.id = c.id) AS companies`)
 }
 
 func scanCompany(sc scanner) (core.Company, error) {

@@ -2,7 +2,8 @@
 -- companies_by_count, two more pages in every create's commit. A new record's company is counted later, in
 -- bulk, by foldCounts (companies.go): its full-text queue entry, which every create writes anyway, carries
 -- counted = 0 until the fold has added it to its company's feedback_count. The indexer folds before it
--- drains the queue, and every read of the counts folds first, so no read sees a count without its records.
+-- drains the queue, and every read of the counts folds first (or, when it cannot write, adds the uncounted
+-- records itself), so no read misses a record.
 -- Entries queued before this migration were counted by the trigger dropped here.
 ALTER TABLE records_fts_pending ADD COLUMN counted INTEGER NOT NULL DEFAULT 1;
 DROP TRIGGER records_count_insert;
