@@ -73,8 +73,9 @@ func deleteOne(ctx context.Context, tx pgx.Tx, ws, id core.ID) error {
 		`DELETE FROM insights WHERE workspace_id = $1 AND record_id = $2`,
 		`DELETE FROM queue_items WHERE queue = '` + core.InsightQueue + `' AND order_key <> '' AND order_key = $2 AND workspace_id = $1`,
 		`DELETE FROM idempotency_keys WHERE workspace_id = $1 AND record_id = $2`,
-		`DELETE FROM record_history WHERE workspace_id = $1 AND record_id = $2`,
 		`DELETE FROM records WHERE workspace_id = $1 AND id = $2`,
+		// After the record's row: see deleteRecords.
+		`DELETE FROM record_history WHERE workspace_id = $1 AND record_id = $2`,
 	} {
 		stmts = append(stmts, stmt{q, []any{ws, id}})
 	}

@@ -51,25 +51,23 @@ func (s *Store) MoveStatus(ctx context.Context, ws core.ID, m core.StatusMove) (
 	return rec, true, nil
 }
 
-// oneRecordFrom reads the record of a one-row source "r" with the same columns as recordSelect. Each label
-// is a subquery run only when the record names something to label, so a record without an assignee,
-// product, tags, company or contact (most cards on a board) reads no other table; recordSelect's joins
-// suit listings, where the planner may join many rows at once.
+// oneRecordFrom reads the record of a one-row source "r" with the same columns as recordSelect. Its labels
+// come from record_labels, called only when the record names something to label, so a record without an
+// assignee, product, tags, company or contact (most cards on a board) reads no other table, and the
+// statement prepares no reads of them either; recordSelect's joins suit listings, where the planner may join
+// many rows at once. The lateral subquery is kept apart (OFFSET 0) so that the call is made once, not once
+// per label.
 func oneRecordFrom(source string) string {
 	return `
 SELECT r.id, r.workspace_id, r.type, r.title, r.description_html, r.description, r.status,
-       r.assignee_id, CASE WHEN r.assignee_id = '' THEN '' ELSE
-           coalesce((SELECT u.name FROM users u WHERE u.workspace_id = r.workspace_id AND u.id = r.assignee_id), '') END,
-       r.product_id, CASE WHEN r.product_id = '' THEN '' ELSE coalesce((SELECT p.label FROM lookups p
-           WHERE p.workspace_id = r.workspace_id AND p.id = r.product_id AND p.kind = 'product'), '') END,
-       r.tag_ids, CASE WHEN cardinality(r.tag_ids) = 0 THEN '{}'::text[] ELSE
-           ARRAY(SELECT t.label FROM unnest(r.tag_ids) WITH ORDINALITY AS x(id, n)
-                 JOIN lookups t ON t.workspace_id = r.workspace_id AND t.id = x.id ORDER BY x.n) END,
-       r.source, r.customer_email, CASE WHEN r.company_id = '' THEN '' ELSE
-           coalesce((SELECT c.name FROM companies c WHERE c.workspace_id = r.workspace_id AND c.id = r.company_id), '') END,
+       r.assignee_id, coalesce((l.n).assignee, ''), r.product_id, coalesce((l.n).product, ''),
+       r.tag_ids, coalesce((l.n).tags, '{}'::text[]),
+       r.source, r.customer_email, coalesce((l.n).company, ''),
        r.company_id, r.contact_id, r.reporter, r.release, r.timeframe, r.created_at, r.updated_at,
-       CASE WHEN r.contact_id = '' THEN '' ELSE
-           coalesce((SELECT ct.name FROM contacts ct WHERE ct.workspace_id = r.workspace_id AND ct.id = r.contact_id), '') END,
-       coalesce(r.importance, 0), r.merged_into, r.feedback_count, r.version, r.created_by
-FROM ` + source + ` r`
+       coalesce((l.n).contact, ''), coalesce(r.importance, 0), r.merged_into, r.feedback_count, r.version, r.created_by
+FROM ` + source + ` r, LATERAL (SELECT CASE
+       WHEN r.assignee_id = '' AND r.product_id = '' AND cardinality(r.tag_ids) = 0 AND r.company_id = '' AND r.contact_id = ''
+       THEN NULL::record_label_names
+       ELSE record_labels(r.workspace_id, r.assignee_id, r.product_id, r.tag_ids, r.company_id, r.contact_id) END AS n
+   OFFSET 0) l`
 }

@@ -90,7 +90,6 @@ func deleteRecords(ctx context.Context, tx pgx.Tx, ws core.ID, ids []string) (in
 	}
 	b := &pgx.Batch{}
 	b.Queue(`DELETE FROM insights WHERE workspace_id = $1 AND record_id = ANY($2::text[])`, ws, ids)
-	b.Queue(`DELETE FROM record_history WHERE workspace_id = $1 AND record_id = ANY($2::text[])`, ws, ids)
 	b.Queue(`DELETE FROM queue_items WHERE queue = '`+core.InsightQueue+`' AND order_key <> '' AND order_key = ANY($2::text[]) AND workspace_id = $1`, ws, ids)
 	b.Queue(`DELETE FROM idempotency_keys WHERE workspace_id = $1 AND record_id = ANY($2::text[])`, ws, ids)
 	var n int
@@ -98,6 +97,9 @@ func deleteRecords(ctx context.Context, tx pgx.Tx, ws core.ID, ids []string) (in
 		n = int(tag.RowsAffected())
 		return nil
 	})
+	// The history goes after the rows (it has no foreign key to cascade from them): a status move that
+	// committed its entry while this waited on a row's lock wrote it before this statement starts.
+	b.Queue(`DELETE FROM record_history WHERE workspace_id = $1 AND record_id = ANY($2::text[])`, ws, ids)
 	err := tx.SendBatch(ctx, b).Close()
 	return n, err
 }
