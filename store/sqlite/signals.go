@@ -29,15 +29,20 @@ const themeTotalsSQL = `SELECT 'T', theme, '', row_number() OVER (ORDER BY n DES
 	WHERE n > 0 ORDER BY n DESC, recs DESC, theme LIMIT ?5`
 
 // themeCompaniesSQL counts each company's insights of the listed themes in the window from the running
-// totals per theme and company (two look-ups per company of a theme), then sums them per company name.
-// Parameters: ws, first day, last day, then the themes.
-const themeCompaniesSQL = `SELECT d.theme, c.name, sum(d.cn) FROM (SELECT l.theme, l.company_id,
+// totals per theme and company (two look-ups per company of a theme), sums them per company name and ranks
+// the names of each theme, most insights first (then by name, byte order): only the first ones are returned,
+// each with the theme's count of names. Parameters: ws, first day, last day, companies, then the themes.
+const themeCompaniesSQL = `WITH per_id AS MATERIALIZED (SELECT l.theme, l.company_id,
 		coalesce((SELECT x.n FROM theme_company_totals x WHERE x.workspace_id = ?1 AND x.theme = l.theme
 			AND x.company_id = l.company_id AND x.day <= ?3 ORDER BY x.day DESC LIMIT 1), 0)
 		- coalesce((SELECT x.n FROM theme_company_totals x WHERE x.workspace_id = ?1 AND x.theme = l.theme
 			AND x.company_id = l.company_id AND x.day < ?2 ORDER BY x.day DESC LIMIT 1), 0) AS cn
-		FROM theme_company_list l WHERE l.workspace_id = ?1 AND l.theme IN (%s)) d
-	JOIN companies c ON c.id = d.company_id WHERE d.cn > 0 GROUP BY d.theme, c.name`
+		FROM theme_company_list l WHERE l.workspace_id = ?1 AND l.theme IN (%s)),
+	by_name AS (SELECT d.theme, c.name, sum(d.cn) AS cn FROM per_id d CROSS JOIN companies c ON c.id = d.company_id
+		GROUP BY d.theme, c.name HAVING sum(d.cn) > 0),
+	ranked AS (SELECT theme, name, cn, count(*) OVER (PARTITION BY theme) AS total,
+		row_number() OVER (PARTITION BY theme ORDER BY cn DESC, name) AS rk FROM by_name)
+	SELECT theme, name, cn, total FROM ranked WHERE rk <= ?4`
 
 // ThemeSignals reads the window's themes from the running totals of the roll-up (migration 0024): the
 // totals of every theme at the windows' edges, then the companies and examples of the top themes only.
@@ -64,27 +69,34 @@ func (s *Store) ThemeSignals(ctx context.Context, ws core.ID, q core.SignalQuery
 	if err != nil || len(parts) == 0 {
 		return core.AssembleThemeSignals(parts), s.fail("theme signals", err)
 	}
-	themes := make([]any, 0, len(parts)+3)
-	themes = append(themes, ws, from, to)
+	themes := make([]any, 0, len(parts)+4)
+	themes = append(themes, ws, from, to, core.MaxSignalCompanies)
 	for _, p := range parts {
 		themes = append(themes, p.Theme)
 	}
-	in := "?" + strings.Repeat(", ?", len(parts)-1)
-	// Each company's count is found before its name is looked up, once per theme.
-	rows, err = s.rq.QueryContext(ctx, fmt.Sprintf(themeCompaniesSQL, in), themes...)
+	marks := make([]string, len(parts))
+	for i := range marks {
+		marks[i] = fmt.Sprintf("?%d", i+5)
+	}
+	in := strings.Join(marks, ", ")
+		rows, err = s.rq.QueryContext(ctx, fmt.Sprintf(themeCompaniesSQL, in), themes...)
 	if err != nil {
 		return nil, s.fail("theme signals: companies", err)
 	}
-	companies, err := collect(rows, func(sc scanner) (core.ThemePart, error) {
-		p := core.ThemePart{Part: "C"}
-		return p, sc.Scan(&p.Theme, &p.Value, &p.N)
+	var companies []core.ThemePart
+	_, err = collect(rows, func(sc scanner) (struct{}, error) {
+		p, k := core.ThemePart{Part: "C"}, core.ThemePart{Part: "K"}
+		err := sc.Scan(&p.Theme, &p.Value, &p.N, &k.N)
+		k.Theme = p.Theme
+		companies = append(companies, p, k)
+		return struct{}{}, err
 	})
 	if err != nil {
 		return nil, s.fail("theme signals: companies", err)
 	}
 	parts = append(parts, companies...)
 	lo, hi := core.DayStart(from).UnixMilli(), core.DayStart(to+1).UnixMilli()-1
-	for _, theme := range themes[3:] {
+	for _, theme := range themes[4:] {
 		rows, err := s.rq.QueryContext(ctx, `SELECT record_id FROM record_themes WHERE workspace_id = ? AND theme = ?
 			AND created_at BETWEEN ? AND ? ORDER BY created_at DESC, record_id DESC LIMIT ?`, ws, theme, lo, hi, core.MaxSignalExamples)
 		if err != nil {
