@@ -35,13 +35,6 @@ const rollupSQL = `WITH shares AS (
 	GROUP BY workspace_id, theme, day, company_id ORDER BY workspace_id, theme, day, company_id
 	ON CONFLICT (workspace_id, theme, day, company_id) DO UPDATE SET n = c.n + excluded.n`
 
-// rollupLockSQL takes the roll-up lock of each workspace listed ($1), in order, before the batch's day rows:
-// the running totals' triggers (migration 0025) read totals and write them back, so a workspace's roll-up
-// changes one transaction at a time, and taking the lock before any day row (as the deletion triggers do)
-// keeps two writers from waiting on each other in a cycle.
-const rollupLockSQL = `SELECT count(pg_advisory_xact_lock(hashtext('theme_rollup'), hashtext(w)))
-	FROM (SELECT DISTINCT w FROM unnest($1::text[]) w ORDER BY 1) x`
-
 // queueRollup adds to b the statement that adds the records of the results' jobs to the theme roll-up (see rollupSQL),
 // each record once.
 func queueRollup(b *pgx.Batch, results []core.JobResult) {
@@ -55,7 +48,6 @@ func queueRollup(b *pgx.Batch, results []core.JobResult) {
 		}
 	}
 	if len(ids) > 0 {
-		b.Queue(rollupLockSQL, wss)
 		b.Queue(rollupSQL, wss, ids)
 	}
 }

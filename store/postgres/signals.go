@@ -8,36 +8,36 @@ import (
 	"github.com/feedbridge/feedbridge/core"
 )
 
-// themeSignalsSQL reads the window's themes from the running totals the day tables' triggers keep
-// (migration 0025), in one query: a window's sums are the totals at its last day less those before its first
-// day, three look-ups per theme (the third for the previous window) and two per company of a top theme,
-// whatever the window's length. The themes are ranked by their totals (byte order breaks ties, as
-// everywhere); companies and examples are read for the top ones only, each company's count found before its
-// name is looked up and only the first ones of each theme sent with their count, the examples from an index,
-// newest record first. Parameters: ws, the previous window's first day, the current window's first and last
-// day, limit, examples, first and last instant of the current window, companies.
-const themeSignalsSQL = `WITH totals AS (
-		SELECT l.theme, hi.n - coalesce(lo.n, 0) AS n, hi.recs - coalesce(lo.recs, 0) AS recs,
-			hi.score - coalesce(lo.score, 0) AS score, hi.req - coalesce(lo.req, 0) AS req, hi.prob - coalesce(lo.prob, 0) AS prob,
-			hi.praise - coalesce(lo.praise, 0) AS praise, hi.quest - coalesce(lo.quest, 0) AS quest,
-			coalesce(lo.n, 0) - coalesce(pp.n, 0) AS prev
-		FROM theme_list l
-		CROSS JOIN LATERAL (SELECT t.n, t.recs, t.score, t.req, t.prob, t.praise, t.quest FROM theme_day_totals t
-			WHERE t.workspace_id = $1 AND t.theme = l.theme AND t.day <= $4 ORDER BY t.day DESC LIMIT 1) hi
-		LEFT JOIN LATERAL (SELECT t.n, t.recs, t.score, t.req, t.prob, t.praise, t.quest FROM theme_day_totals t
-			WHERE t.workspace_id = $1 AND t.theme = l.theme AND t.day < $3 ORDER BY t.day DESC LIMIT 1) lo ON true
-		LEFT JOIN LATERAL (SELECT t.n FROM theme_day_totals t
-			WHERE t.workspace_id = $1 AND t.theme = l.theme AND t.day < $2 ORDER BY t.day DESC LIMIT 1) pp ON true
-		WHERE l.workspace_id = $1),
+// themeSignalsSQL reads the window's themes from the roll-up the insight triggers keep (migrations 0017
+// and 0023), in one query. Both windows are covered by aligned spans (core.WindowSpans): single days read
+// the day tables, longer spans the span tables, so a window of any length reads a handful of rows per theme
+// (and company). The totals of every theme over the current and the previous window rank the themes (byte
+// order breaks ties, as everywhere); companies and examples are read for the top ones only, the
+// companies' rows summed per company before its name is looked up and only the first ones of each theme
+// sent with their count, the examples from an index, newest record first. Parameters: ws, the spans'
+// lengths, first days and whether each is of the current window, limit, examples, first and last instant
+// of the current window, companies.
+const themeSignalsSQL = `WITH segs AS (SELECT * FROM unnest($2::int[], $3::int[], $4::bool[]) AS g (span, first_day, cur)),
+	parts AS (SELECT g.cur, d.theme, d.n, d.recs, d.score, d.req, d.prob, d.praise, d.quest FROM segs g
+			JOIN theme_days d ON d.workspace_id = $1 AND d.day = g.first_day WHERE g.span = 1
+		UNION ALL SELECT g.cur, d.theme, d.n, d.recs, d.score, d.req, d.prob, d.praise, d.quest FROM segs g
+			JOIN theme_span_days d ON d.workspace_id = $1 AND d.span = g.span AND d.first_day = g.first_day WHERE g.span > 1),
+	totals AS (
+		SELECT theme, coalesce(sum(n) FILTER (WHERE cur), 0) AS n, coalesce(sum(recs) FILTER (WHERE cur), 0) AS recs,
+			coalesce(sum(score) FILTER (WHERE cur), 0) AS score,
+			coalesce(sum(req) FILTER (WHERE cur), 0) AS req, coalesce(sum(prob) FILTER (WHERE cur), 0) AS prob,
+			coalesce(sum(praise) FILTER (WHERE cur), 0) AS praise, coalesce(sum(quest) FILTER (WHERE cur), 0) AS quest,
+			coalesce(sum(n) FILTER (WHERE NOT cur), 0) AS prev
+		FROM parts GROUP BY theme),
 	top AS (SELECT *, row_number() OVER (ORDER BY n DESC, recs DESC, theme COLLATE "C") AS pos FROM totals WHERE n > 0
 		ORDER BY pos LIMIT $5),
-	per_id AS (SELECT t.theme, l.company_id, hi.n - coalesce(lo.n, 0) AS cn FROM top t
-		JOIN theme_company_list l ON l.workspace_id = $1 AND l.theme = t.theme
-		CROSS JOIN LATERAL (SELECT x.n FROM theme_company_totals x WHERE x.workspace_id = $1 AND x.theme = t.theme
-			AND x.company_id = l.company_id AND x.day <= $4 ORDER BY x.day DESC LIMIT 1) hi
-		LEFT JOIN LATERAL (SELECT x.n FROM theme_company_totals x WHERE x.workspace_id = $1 AND x.theme = t.theme
-			AND x.company_id = l.company_id AND x.day < $3 ORDER BY x.day DESC LIMIT 1) lo ON true
-		WHERE hi.n > coalesce(lo.n, 0)),
+	per_id AS (SELECT theme, company_id, sum(n) AS cn FROM (
+			SELECT t.theme, d.company_id, d.n FROM top t CROSS JOIN segs g JOIN theme_day_companies d
+				ON d.workspace_id = $1 AND d.theme = t.theme AND d.day = g.first_day WHERE g.cur AND g.span = 1
+			UNION ALL SELECT t.theme, d.company_id, d.n FROM top t CROSS JOIN segs g JOIN theme_span_companies d
+				ON d.workspace_id = $1 AND d.theme = t.theme AND d.span = g.span AND d.first_day = g.first_day
+				WHERE g.cur AND g.span > 1) u
+		GROUP BY theme, company_id),
 	by_company AS (SELECT d.theme, c.name, sum(d.cn) AS cn FROM per_id d
 		JOIN companies c ON c.workspace_id = $1 AND c.id = d.company_id GROUP BY d.theme, c.name),
 	ranked AS (SELECT theme, name, cn, count(*) OVER (PARTITION BY theme) AS total,
@@ -50,7 +50,7 @@ const themeSignalsSQL = `WITH totals AS (
 		FROM record_themes x WHERE x.workspace_id = $1 AND x.theme = top.theme AND x.created_at BETWEEN $7 AND $8
 		ORDER BY x.created_at DESC, x.record_id COLLATE "C" DESC LIMIT $6) ex`
 
-// ThemeSignals aggregates by theme from the roll-up's running totals, in one query. One workspace computes one answer at a
+// ThemeSignals aggregates by theme from the roll-up, in one query. One workspace computes one answer at a
 // time (the signals gate), like its searches.
 func (s *Store) ThemeSignals(ctx context.Context, ws core.ID, q core.SignalQuery) ([]core.ThemeSignal, error) {
 	leave, err := s.signals.Enter(ctx, string(ws))
@@ -59,7 +59,14 @@ func (s *Store) ThemeSignals(ctx context.Context, ws core.ID, q core.SignalQuery
 	}
 	defer leave()
 	from, to := core.EpochDay(q.From), core.EpochDay(q.To)
-	rows, err := s.pool.Query(ctx, themeSignalsSQL, ws, core.EpochDay(q.PrevFrom), from, to, q.Limit, core.MaxSignalExamples,
+	lengths, firsts := core.WindowSpans(core.EpochDay(q.PrevFrom), from-1)
+	cur := make([]bool, len(lengths))
+	l, f := core.WindowSpans(from, to)
+	lengths, firsts = append(lengths, l...), append(firsts, f...)
+	for range l {
+		cur = append(cur, true)
+	}
+	rows, err := s.pool.Query(ctx, themeSignalsSQL, ws, lengths, firsts, cur, q.Limit, core.MaxSignalExamples,
 		core.DayStart(from), core.DayStart(to+1).Add(-1), core.MaxSignalCompanies)
 	if err != nil {
 		return nil, fail("theme signals", err)
