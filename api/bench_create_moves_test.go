@@ -17,8 +17,9 @@ import (
 // BenchmarkCreateMovesCost measures what records that move (links, history, merges, companies, erasure,
 // import undo, suggestions) cost a create: core.Service.Submit into a store as migrated, against the same
 // binary's Submit into a store of the same kind from which the schema objects those features put on the
-// create path are dropped (the company count triggers, the demand, suggestion-refresh, contact and
-// import-run indexes, the index of companies by count). The Go side is
+// create path are dropped (the company count triggers, which append to company_count_deltas and fold
+// it, the demand, suggestion-refresh, contact and import-run indexes, the index of companies by count).
+// The Go side is
 // the same in both arms: a create writes no history row (its "created" entry is read from created_by) and
 // no event without a subscriber, which leaves the schema as the only difference. Creates are one at a time,
 // three Feedback to one Idea, each with a customer at one of 100 companies, in blocks of 50 that alternate
