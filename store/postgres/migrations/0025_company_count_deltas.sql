@@ -2,12 +2,12 @@
 -- (companies_by_count, the order of GET /companies), so each change of it was a new row version with an
 -- entry in every index of companies, and the row stayed locked until the writer committed, so that creates
 -- for one company queued behind each other. Writers now append their changes to company_count_deltas
--- (+1 a record added, -1 a record deleted or moved away), a narrow table whose rows nobody else writes;
--- company_counts_fold adds a workspace's changes into feedback_count, one update per company, and deletes
--- them in the same transaction. A company's count is feedback_count plus its changes not yet folded, which
--- one snapshot always shows together. Writers fold now and then (about once per 256 records added), so the
--- changes waiting stay few; a fold never waits for another: it is skipped while one of the same workspace
--- is under way. feedback_count keeps what migration 0009 and its triggers counted, which is exact: there
+-- (+n records added to a company by a statement, -n deleted, -1/+1 a record moved), a narrow table whose
+-- rows nobody else writes; company_counts_fold adds a workspace's changes into feedback_count, one update
+-- per company, and deletes them in the same transaction. A company's count is feedback_count plus its
+-- changes not yet folded, which one snapshot always shows together. Inserts fold now and then (about once
+-- per 256 changes appended), so the changes waiting stay few; a fold never waits for another: it is
+-- skipped while one of the same workspace is under way. feedback_count keeps what migration 0009 and its triggers counted, which is exact: there
 -- is nothing to carry over.
 CREATE TABLE company_count_deltas (
     workspace_id  text NOT NULL,
@@ -38,15 +38,15 @@ BEGIN
     WHERE c.workspace_id = ws AND c.id = s.company_id;
 END $$;
 
--- An insert appends one change per record with a company; a statement of k such records folds with a
--- chance of k in 256 (always from 256 on), each workspace it wrote to.
+-- An insert appends one change per company it added records to; a statement that appends k changes folds
+-- with a chance of k in 256 (always from 256 on), each workspace it wrote to.
 CREATE OR REPLACE FUNCTION records_count_insert() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     k bigint;
     ws text;
 BEGIN
     INSERT INTO company_count_deltas (workspace_id, company_id, n)
-        SELECT workspace_id, company_id, 1 FROM new_rows WHERE company_id <> '';
+        SELECT workspace_id, company_id, count(*) FROM new_rows WHERE company_id <> '' GROUP BY 1, 2;
     GET DIAGNOSTICS k = ROW_COUNT;
     IF k > 0 AND random() * 256 < k THEN
         FOR ws IN SELECT DISTINCT workspace_id FROM new_rows WHERE company_id <> '' LOOP
