@@ -7,13 +7,15 @@
 -- per company, and deletes them in the same transaction. A company's count is feedback_count plus its
 -- changes not yet folded, which one snapshot always shows together. Inserts fold now and then (about once
 -- per 256 changes appended), so the changes waiting stay few; a fold never waits for another: it is
--- skipped while one of the same workspace is under way. feedback_count keeps what migration 0009 and its triggers counted, which is exact: there
--- is nothing to carry over.
+-- skipped while one of the same workspace is under way. feedback_count keeps what migration 0009 and its
+-- triggers counted, which is exact: there is nothing to carry over. The table's rows are short-lived, so
+-- autovacuum visits it after every thousand of them rather than after a share of a table that is nearly
+-- always small.
 CREATE TABLE company_count_deltas (
     workspace_id  text NOT NULL,
     company_id    text NOT NULL,
     n             bigint NOT NULL
-);
+) WITH (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 1000);
 CREATE INDEX company_count_deltas_company ON company_count_deltas (workspace_id, company_id);
 
 -- company_counts_fold folds ws's changes that this transaction can see, unless another transaction is
