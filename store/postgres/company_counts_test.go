@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/feedbridge/feedbridge/core"
@@ -112,6 +113,33 @@ func TestCompanyCountChanges(t *testing.T) {
 	check("a deletion and a move")
 	fold()
 	check("folded again")
+
+	// Writers side by side, each folding now and then: folds skip each other and lose no change.
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for w := range 4 {
+		wg.Go(func() {
+			for i := range 60 {
+				q := `INSERT INTO records (workspace_id, id, type, title, search_text, status, source, company_id, created_at, updated_at)
+					VALUES ($1, $2, 'Feedback', 't', 't', 'Triage', 'API', $3, now(), now())`
+				args := []any{string(ws), string(core.NewID()), ids[names[(w+i)%len(names)]]}
+				if i%10 == 9 {
+					q, args = `SELECT company_counts_fold($1)`, args[:1]
+				}
+				if _, err := o.pool.Exec(ctx, q, args...); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	check("writers side by side")
+	fold()
 	var pending, wrong int
 	if err := o.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM company_count_deltas),
 		(SELECT count(*) FROM companies c WHERE feedback_count <>
