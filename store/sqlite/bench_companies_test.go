@@ -13,8 +13,10 @@ import (
 
 // BenchmarkCompanyCount measures what keeping feedback_count costs and saves. Two stores take the same
 // batches of 1,000 records with customers (500 companies), alternately: one as migrated, one with the count
-// triggers dropped. Reported: both stores' bulk rows/s and their ratio, then on the full stores the time of
-// GET /companies' query (first page of 100, by the kept count) and of counting the same at read time.
+// triggers of deletions and moves dropped (creates are counted by a later fold, code that both stores run).
+// Reported: both stores' bulk rows/s and their ratio, then on the full stores the time of GET /companies'
+// query (first page of 100, by the kept count, with the fold of whatever the indexer has not folded yet)
+// and of counting the same at read time.
 //
 //	go test -run '^$' -bench CompanyCount -benchtime 200x ./store/sqlite/
 func BenchmarkCompanyCount(b *testing.B) {
@@ -26,7 +28,7 @@ func BenchmarkCompanyCount(b *testing.B) {
 		}
 		b.Cleanup(func() { st.Close() })
 		if !triggers {
-			for _, t := range []string{"records_count_insert", "records_count_delete", "records_count_update"} {
+			for _, t := range []string{"records_count_delete", "records_count_update"} {
 				if _, err := st.w.ExecContext(ctx, `DROP TRIGGER `+t); err != nil {
 					b.Fatal(err)
 				}

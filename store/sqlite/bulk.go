@@ -170,7 +170,7 @@ func (b *bulk) flush() error {
 	slices.SortFunc(b.pending, func(x, y pendingRecord) int { return cmp.Compare(x.seq, y.seq) })
 	for _, p := range b.pending {
 		b.records.add(p.row...)
-		b.w.tx.index(p.seq)
+		b.w.tx.indexNew(p.seq)
 		for i, t := range p.nr.TagIDs {
 			b.tags.add(p.nr.ID, t, i)
 		}

@@ -47,6 +47,8 @@ const (
 	// eraseMergePages bounds the full-text merge work of one transaction after an erasure (see
 	// mergeIndex).
 	eraseMergePages = 64
+	// eraseChunkMerge bounds the full-text merge work of one chunk, in pages written.
+	eraseChunkMerge = 16
 )
 
 // ForgetContact erases a customer from ws. Candidates are found by reads that hold no lock; each chunk of
@@ -234,29 +236,30 @@ func (s *Store) eraseChunk(ctx context.Context, ws core.ID, contactID string, sc
 		}
 		now := s.nowMS()
 		// The index holds the old texts of records no longer queued: the chunk replaces them with the new
-		// ones, in one statement each way (FTS5 flushes at every statement, so one per record made the chunk
+		// ones, in one statement (FTS5 flushes at every statement, so one per record made the chunk
 		// slow). Queueing the new entries instead would leave the indexer one long drain of all of them,
 		// which other writes would wait for. A record still queued gets its new text when it is drained.
-		var stale, fresh []any
+		var entries []any // per record, in seq order: its old entry's deletion, then its new entry
 		for _, u := range ups {
 			if u.f.SearchText != u.old.SearchText && !u.pending {
-				stale = append(stale, u.seq, u.old.SearchText)
-				fresh = append(fresh, u.seq, u.f.SearchText)
+				entries = append(entries, "delete", u.seq, u.old.SearchText, nil, u.seq, u.f.SearchText)
 			}
 		}
-		if len(stale) > 0 {
-			rows := len(stale) / 2
+		if len(entries) > 0 {
 			// Automatic merging is off for the chunk's own entries (FTS5 keeps the setting in the
-			// transaction), so that no chunk pays for merging segments that other writes made;
-			// mergeIndex does that work after the erasure, in transactions of bounded size.
+			// transaction), so that no chunk pays for merging segments that other writes made. The chunk's
+			// entries go in one statement, which FTS5 writes as one segment; the chunk then merges at most
+			// eraseChunkMerge pages, which keeps the segments the chunks leave from piling up into the one
+			// long merge FTS5 does once a level holds crisismerge of them. mergeIndex finishes the merging
+			// after the erasure, in transactions of bounded size.
 			if _, err := tx.ExecContext(tx.ctx, `INSERT INTO records_fts(records_fts, rank) VALUES ('automerge', 0)`); err != nil {
 				return err
 			}
 			if _, err := tx.ExecContext(tx.ctx, `INSERT INTO records_fts(records_fts, rowid, search_text) VALUES `+
-				strings.TrimSuffix(strings.Repeat("('delete', ?, ?), ", rows), ", "), stale...); err != nil {
+				placeholders(len(entries)/3, 3), entries...); err != nil {
 				return err
 			}
-			if _, err := tx.ExecContext(tx.ctx, `INSERT INTO records_fts(rowid, search_text) VALUES `+placeholders(rows, 2), fresh...); err != nil {
+			if _, err := tx.ExecContext(tx.ctx, `INSERT INTO records_fts(records_fts, rank) VALUES ('merge', ?)`, eraseChunkMerge); err != nil {
 				return err
 			}
 			if _, err := tx.ExecContext(tx.ctx, `INSERT INTO records_fts(records_fts, rank) VALUES ('automerge', `+ftsAutomerge+`)`); err != nil {

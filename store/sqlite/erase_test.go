@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -9,8 +10,8 @@ import (
 )
 
 // TestForgetRewritesIndexedEntries erases a customer whose records are already in the full-text index (the
-// conformance suite's are still queued) and checks that the index holds nothing of the old text and stays
-// consistent with the records.
+// conformance suite's are still queued), enough of them for many chunks and their merges, and checks that
+// the index holds nothing of the old text and stays consistent with the records.
 func TestForgetRewritesIndexedEntries(t *testing.T) {
 	ctx := t.Context()
 	st := openT(t, filepath.Join(t.TempDir(), "fts.db"))
@@ -18,9 +19,15 @@ func TestForgetRewritesIndexedEntries(t *testing.T) {
 	if err := st.CreateWorkspace(ctx, ws); err != nil {
 		t.Fatal(err)
 	}
-	indexed := contactRecord("zed@acme.com", "Zed Quux")
-	indexed.Title, indexed.SearchText = "Zed Quux asks", core.Fold("Zed Quux asks\n")
-	if _, _, err := st.CreateRecord(ctx, ws.ID, indexed); err != nil {
+	const indexedN = 600
+	var indexed []core.NewRecord
+	for i := range indexedN {
+		nr := contactRecord("zed@acme.com", "Zed Quux")
+		nr.Title = fmt.Sprintf("Zed Quux asks %d", i)
+		nr.SearchText = core.Fold(nr.Title + "\n")
+		indexed = append(indexed, nr)
+	}
+	if _, err := st.CreateRecords(ctx, ws.ID, indexed); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.FlushIndex(ctx); err != nil {
@@ -32,7 +39,7 @@ func TestForgetRewritesIndexedEntries(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := st.ForgetContact(ctx, ws.ID, core.Erasure{Email: "zed@acme.com", EmailKey: "zed@acme.com"})
-	if err != nil || got != (core.Forgotten{Records: 2, Contacts: 1}) {
+	if err != nil || got != (core.Forgotten{Records: indexedN + 1, Contacts: 1}) {
 		t.Fatalf("forget: %+v, %v", got, err)
 	}
 	for _, step := range []string{"before the drain", "after the drain"} {
@@ -47,8 +54,8 @@ func TestForgetRewritesIndexedEntries(t *testing.T) {
 			if _, err := st.w.ExecContext(ctx, `INSERT INTO records_fts(records_fts) VALUES ('integrity-check')`); err != nil {
 				t.Fatalf("index out of step with the records: %v", err)
 			}
-			recs, err := st.Records(ctx, ws.ID, core.ListQuery{Type: core.RecordFeedback, Search: "removed", Limit: 10})
-			if err != nil || len(recs) != 2 {
+			recs, err := st.Records(ctx, ws.ID, core.ListQuery{Type: core.RecordFeedback, Search: "removed", Limit: indexedN + 10})
+			if err != nil || len(recs) != indexedN+1 {
 				t.Fatalf("search for the new text: %d records, %v", len(recs), err)
 			}
 		})

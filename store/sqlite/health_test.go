@@ -33,6 +33,12 @@ func TestPingReportsAFullDisk(t *testing.T) {
 	if err := st.Ping(ctx); err != nil {
 		t.Fatalf("ping before the disk filled: %v", err)
 	}
+	// Records created before the disk fills, left for a fold that cannot be written once it is full.
+	for range 3 {
+		if _, _, err := st.CreateRecord(ctx, ws.ID, contactRecord("d@acme.com", "")); err != nil {
+			t.Fatal(err)
+		}
+	}
 	// Take every free byte, then write until the store runs out of room too.
 	filler := filepath.Join(dir, "filler")
 	f, err := os.Create(filler)
@@ -46,14 +52,23 @@ func TestPingReportsAFullDisk(t *testing.T) {
 	}
 	f.Close()
 	big := strings.Repeat("full disk ", 2000)
-	var werr error
+	var (
+		werr    error
+		created = 3
+	)
 	for i := 0; i < 500 && werr == nil; i++ {
 		nr := contactRecord("d@acme.com", "")
 		nr.Description, nr.SearchText = big, big
-		_, _, werr = st.CreateRecord(ctx, ws.ID, nr)
+		if _, _, werr = st.CreateRecord(ctx, ws.ID, nr); werr == nil {
+			created++
+		}
 	}
 	if !errors.Is(werr, core.ErrUnavailable) {
 		t.Fatalf("writes on a full disk: %v, want an unavailable error", werr)
+	}
+	// The companies' counts, which a read folds first, are still read while the fold cannot be written.
+	if cs, err := st.CompanyList(ctx, ws.ID, core.CompanyQuery{Limit: 10}); err != nil || len(cs) != 1 || cs[0].FeedbackCount != created {
+		t.Fatalf("companies with a full disk: %+v, %v; want one with %d records", cs, err, created)
 	}
 	if err := st.Ping(ctx); err == nil || !strings.Contains(err.Error(), "writes are failing") {
 		t.Fatalf("ping with a full disk: %v, want the failing writes reported", err)

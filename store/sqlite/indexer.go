@@ -99,6 +99,10 @@ func (s *Store) FlushIndex(ctx context.Context) error {
 		err := s.write(ctx, "index", func(tx *wtx) error {
 			began := time.Now()
 			defer func() { took = time.Since(began) }()
+			// A drained entry no longer marks its record as uncounted.
+			if err := foldCounts(tx); err != nil {
+				return err
+			}
 			if _, err := tx.ExecContext(tx.ctx, `INSERT INTO records_fts(rowid, search_text)
 				SELECT r.seq, r.search_text FROM records r
 				WHERE r.seq IN (SELECT seq FROM records_fts_pending ORDER BY seq LIMIT ?) ORDER BY r.seq`, chunk); err != nil {

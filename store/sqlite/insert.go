@@ -58,7 +58,7 @@ func (w *recordWriter) insert(nr core.NewRecord, r refs) (core.Record, error) {
 		recordArgs(seq, w.ws, nr, ct.id, companyID)...); err != nil {
 		return core.Record{}, err
 	}
-	w.tx.index(seq)
+	w.tx.indexNew(seq)
 	if len(nr.TagIDs) > 0 {
 		args := make([]any, 0, 3*len(nr.TagIDs))
 		for i, t := range nr.TagIDs {

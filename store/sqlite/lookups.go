@@ -79,6 +79,9 @@ func (s *Store) Users(ctx context.Context, ws core.ID) ([]core.User, error) {
 // PutCompany creates the company of a domain, or renames the one that exists (keeping its id).
 func (s *Store) PutCompany(ctx context.Context, ws core.ID, c core.Company) (core.Company, error) {
 	err := s.write(ctx, "put company", func(tx *wtx) error {
+		if err := foldCounts(tx); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO companies(id, workspace_id, name, name_key, domain) VALUES (?, ?, ?, ?, ?)
 			ON CONFLICT (workspace_id, domain) DO UPDATE SET name = excluded.name, name_key = excluded.name_key`,
 			c.ID, ws, c.Name, core.Fold(c.Name), c.Domain); err != nil {
@@ -95,10 +98,14 @@ func (s *Store) PutCompany(ctx context.Context, ws core.ID, c core.Company) (cor
 }
 
 func (s *Store) Companies(ctx context.Context, ws core.ID) ([]core.Company, error) {
-	rows, err := s.rq.QueryContext(ctx, `SELECT `+companyCols+` FROM companies WHERE workspace_id = ? ORDER BY name_key, domain`, ws)
-	if err != nil {
-		return nil, s.fail("companies", err)
-	}
-	out, err := collect(rows, scanCompany)
+	var out []core.Company
+	err := s.readCompanies(ctx, func(rq queryer, from string) error {
+		rows, err := rq.QueryContext(ctx, `SELECT `+companyCols+` FROM `+from+` WHERE workspace_id = ? ORDER BY name_key, domain`, ws)
+		if err != nil {
+			return err
+		}
+		out, err = collect(rows, scanCompany)
+		return err
+	})
 	return out, s.fail("companies", err)
 }

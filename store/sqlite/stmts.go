@@ -91,26 +91,36 @@ type wtx struct {
 	c      *stmtCache
 	ctx    context.Context
 	missed []string
-	fts    []int64  // seqs of the records whose full-text entries are to be queued (indexer.go)
-	queued int      // how many entries the transaction queued
-	hooks  []func() // run once the transaction has committed
+	fts    []ftsEntry // the records whose full-text entries are to be queued (indexer.go)
+	queued int        // how many entries the transaction queued
+	hooks  []func()   // run once the transaction has committed
 }
 
 // onCommit runs fn after the transaction commits, and never if the write that asked is rolled back.
 func (t *wtx) onCommit(fn func()) { t.hooks = append(t.hooks, fn) }
 
 // index notes that a record needs its full-text entry; flushIndex queues them for the indexer.
-func (t *wtx) index(seq int64) { t.fts = append(t.fts, seq) }
+func (t *wtx) index(seq int64) { t.fts = append(t.fts, ftsEntry{seq: seq, counted: 1}) }
+
+// indexNew is index for a record just inserted, which its company's count does not include yet
+// (foldCounts in companies.go).
+func (t *wtx) indexNew(seq int64) { t.fts = append(t.fts, ftsEntry{seq: seq}) }
+
+// ftsEntry is a row of records_fts_pending.
+type ftsEntry struct {
+	seq     int64
+	counted int // 0 while the record's company count does not include it
+}
 
 // flushIndex queues the transaction's full-text entries for the indexer (indexer.go).
 func (t *wtx) flushIndex() error {
 	for len(t.fts) > 0 {
 		n := min(len(t.fts), queueRows)
-		args := make([]any, n)
-		for i, seq := range t.fts[:n] {
-			args[i] = seq
+		args := make([]any, 0, 2*n)
+		for _, e := range t.fts[:n] {
+			args = append(args, e.seq, e.counted)
 		}
-		if _, err := t.ExecContext(t.ctx, `INSERT INTO records_fts_pending(seq) VALUES `+placeholders(n, 1), args...); err != nil {
+		if _, err := t.ExecContext(t.ctx, `INSERT INTO records_fts_pending(seq, counted) VALUES `+placeholders(n, 2), args...); err != nil {
 			return err
 		}
 		t.fts, t.queued = t.fts[n:], t.queued+n
