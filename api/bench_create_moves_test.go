@@ -18,9 +18,11 @@ import (
 // import undo, suggestions) cost a create: core.Service.Submit into a store as migrated, against the same
 // binary's Submit into a store of the same kind from which the schema objects those features put on the
 // create path are dropped (the company count triggers, the demand, suggestion-refresh, contact and
-// import-run indexes, the index of companies by count). SQLite counts a create's company later, in bulk
-// (the fold in store/sqlite/companies.go, which both arms run), and has only its new-company trigger to
-// drop. The Go side is the same in both arms: a create writes no history row (its "created" entry is read from created_by) and
+// import-run indexes, the index of companies by count). On PostgreSQL the insert trigger appends the
+// create's count change to company_count_deltas and now and then folds it; dropping the trigger takes both
+// off the create path. SQLite counts a create's company later, in bulk (the fold in
+// store/sqlite/companies.go, which both arms run), and has only its new-company trigger to drop. The Go
+// side is the same in both arms: a create writes no history row (its "created" entry is read from created_by) and
 // no event without a subscriber, which leaves the schema as the only difference. Creates are one at a time,
 // three Feedback to one Idea, each with a customer at one of 100 companies, in blocks of 50 that alternate
 // between the two stores; ratio = throughput with ÷ throughput without (the bound is 0.95).

@@ -107,7 +107,7 @@ func (s *Store) Users(ctx context.Context, ws core.ID) ([]core.User, error) {
 // PutCompany creates the company of a domain, or renames the one that exists; it returns the stored row.
 func (s *Store) PutCompany(ctx context.Context, ws core.ID, c core.Company) (core.Company, error) {
 	rows, err := s.pool.Query(ctx, `
-		INSERT INTO companies (workspace_id, id, name, domain) VALUES ($1, $2, $3, $4)
+		INSERT INTO companies AS c (workspace_id, id, name, domain) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (workspace_id, domain) DO UPDATE SET name = excluded.name
 		RETURNING `+companyCols, ws, c.ID, c.Name, c.Domain)
 	if err != nil {
@@ -119,7 +119,9 @@ func (s *Store) PutCompany(ctx context.Context, ws core.ID, c core.Company) (cor
 
 // Companies lists a workspace's companies sorted by name, case-insensitively.
 func (s *Store) Companies(ctx context.Context, ws core.ID) ([]core.Company, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+companyCols+` FROM companies WHERE workspace_id = $1`, ws)
+	rows, err := s.pool.Query(ctx, `WITH `+pendingCounts+`
+		SELECT c.id, c.name, c.domain, c.feedback_count + coalesce(p.n, 0), c.created_at
+		FROM companies c LEFT JOIN p ON p.company_id = c.id WHERE c.workspace_id = $1`, ws)
 	if err != nil {
 		return nil, fail("companies", err)
 	}
