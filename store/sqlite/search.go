@@ -113,22 +113,25 @@ func (s *Store) scanFirst(ctx context.Context, f filter, term string, asc bool, 
 		return nil, false, err
 	}
 	// The text is read only for the records that pass the filter; the rows stop being read once the page is full.
-	rows, err := s.sq.QueryContext(ctx, `SELECT r.seq, `+contains+` FROM records r WHERE `+strings.Join(f.where, " AND ")+
+	rows, err := s.sq.QueryContext(ctx, `SELECT r.seq, r.id, `+contains+` FROM records r WHERE `+strings.Join(f.where, " AND ")+
 		f.orderBy(asc)+` LIMIT ?`, append(append([]any{term}, f.args...), budget)...)
 	if err != nil {
 		return nil, false, err
 	}
 	defer rows.Close()
 	var seqs []any
+	rank := map[core.ID]int{} // the records' ids in the listing's order
 	tested := 0
 	for len(seqs) < limit && rows.Next() {
 		var seq int64
+		var id core.ID
 		var hit bool
-		if err := rows.Scan(&seq, &hit); err != nil {
+		if err := rows.Scan(&seq, &id, &hit); err != nil {
 			return nil, false, err
 		}
 		tested++
 		if hit {
+			rank[id] = len(seqs)
 			seqs = append(seqs, seq)
 		}
 	}
@@ -141,13 +144,18 @@ func (s *Store) scanFirst(ctx context.Context, f filter, term string, asc bool, 
 	if len(seqs) == 0 {
 		return []core.Record{}, true, nil
 	}
-	rows, err = s.sq.QueryContext(ctx, recordSelect+` WHERE r.seq IN (`+strings.TrimSuffix(strings.Repeat("?, ", len(seqs)), ", ")+`)`+
-		f.orderBy(asc), seqs...)
+	// Read by their seqs and put in order here: with an ORDER BY the planner may walk the listing's index
+	// in order to find these few records.
+	rows, err = s.sq.QueryContext(ctx, recordSelect+` WHERE r.seq IN (`+strings.TrimSuffix(strings.Repeat("?, ", len(seqs)), ", ")+`)`, seqs...)
 	if err != nil {
 		return nil, false, err
 	}
 	recs, err = collect(rows, scanRecord)
-	return recs, err == nil, err
+	if err != nil {
+		return nil, false, err
+	}
+	slices.SortFunc(recs, func(a, b core.Record) int { return rank[a.ID] - rank[b.ID] })
+	return recs, true, nil
 }
 
 // indexedMatches is the first limit matches, in order, among the records in the full-text index.
