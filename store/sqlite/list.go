@@ -52,10 +52,10 @@ type filter struct {
 // page of them turns up; above it, the walk finds a page sooner.
 const driveMax = 2000
 
-// drive names the set a listing starts from: the records holding all of its tags, or (linkedTo) the
-// records linked to the Idea it filters by; neither when every such set is common.
+// drive names the set a listing starts from: the records holding all of its tags (tagged, their ids),
+// or (linkedTo) the records linked to the Idea it filters by; neither when every such set is common.
 type drive struct {
-	tags     bool
+	tagged   []any
 	linkedTo bool
 }
 
@@ -65,33 +65,38 @@ func tagsIn(n int) string {
 }
 
 // pickDrive picks the smaller of the listing's tags' common records and its linked-to Idea's records
-// when it has at most driveMax records. Counting reads the index ranges of the tags (one of them at most
-// driveMax+1 entries long); the planner's statistics cannot tell a rare tag from a common one, and the
-// wrong choice costs a sort of every record of a common one.
+// when it has at most driveMax records. The tags' common records are read once, from the index ranges of
+// the tags (one of them at most driveMax+1 entries long), and the listing takes their ids rather than
+// intersecting the ranges again; the planner's statistics cannot tell a rare tag from a common one, and
+// the wrong choice costs a sort of every record of a common one.
 func (s *Store) pickDrive(ctx context.Context, q core.ListQuery) (drive, error) {
 	var d drive
 	least := s.driveMax + 1
-	count := func(query string, args ...any) (int, error) {
-		var n int
-		err := s.rq.QueryRowContext(ctx, `SELECT count(*) FROM (`+query+` LIMIT ?)`, append(args, s.driveMax+1)...).Scan(&n)
-		return n, err
-	}
 	if len(q.TagIDs) > 0 {
 		args := make([]any, len(q.TagIDs))
 		for i, t := range q.TagIDs {
 			args[i] = t
 		}
-		n, err := count(tagsIn(len(args)), args...)
+		rows, err := s.rq.QueryContext(ctx, tagsIn(len(args))+` LIMIT ?`, append(args, s.driveMax+1)...)
 		if err != nil {
 			return drive{}, err
 		}
-		if n < least {
-			d.tags, least = true, n
+		ids, err := collect(rows, func(sc scanner) (any, error) {
+			var id string
+			err := sc.Scan(&id)
+			return id, err
+		})
+		if err != nil {
+			return drive{}, err
+		}
+		if len(ids) < least {
+			d.tagged, least = ids, len(ids)
 		}
 	}
 	if q.LinkedTo != "" {
-		n, err := count(`SELECT 1 FROM record_links WHERE target_id = ?`, q.LinkedTo)
-		if err != nil {
+		var n int
+		if err := s.rq.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM record_links WHERE target_id = ? LIMIT ?)`,
+			q.LinkedTo, s.driveMax+1).Scan(&n); err != nil {
 			return drive{}, err
 		}
 		if n < least {
@@ -127,13 +132,9 @@ func listFilter(ws core.ID, q core.ListQuery, d drive) filter {
 	if q.UserID != "" {
 		add("r.assignee_id = ?", q.UserID)
 	}
-	if d.tags {
-		// An IN list lets the planner start from the tags' index entries instead of testing every row.
-		args := make([]any, len(q.TagIDs))
-		for i, t := range q.TagIDs {
-			args[i] = t
-		}
-		add("r.id IN ("+tagsIn(len(args))+")", args...)
+	if d.tagged != nil {
+		// An IN list lets the planner start from these records instead of testing every row.
+		add("r.id IN ("+strings.TrimSuffix(strings.Repeat("?, ", len(d.tagged)), ", ")+")", d.tagged...)
 	} else {
 		for _, t := range q.TagIDs {
 			// A test per record by the tag's primary key: the planner walks the listing's order instead.

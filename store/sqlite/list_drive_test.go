@@ -12,7 +12,8 @@ import (
 
 // TestListingDrivesAgree: a listing by tags or by a linked-to Idea returns the same records in the same
 // order whether it starts from the tags' or the links' index entries (a rare set) or walks the listing's
-// order testing each record (a common one), and exactly the records that hold every filter.
+// order testing each record (a common one), and exactly the records that hold every filter; a search
+// returns the same page whether it tests the listing's records by text first or walks the full-text index.
 func TestListingDrivesAgree(t *testing.T) {
 	ctx := t.Context()
 	st, err := Open(ctx, filepath.Join(t.TempDir(), "drive.db"))
@@ -37,6 +38,10 @@ func TestListingDrivesAgree(t *testing.T) {
 		at := base.Add(time.Duration(i+1) * time.Second)
 		r := core.NewRecord{ID: core.NewIDAt(at), Type: core.RecordFeedback, Title: fmt.Sprintf("r%d", i), Status: core.StatusTriage,
 			Source: "API", CreatedAt: at, UpdatedAt: at.Add(time.Duration(i%7) * time.Minute)}
+		if i%3 != 1 {
+			r.Description = "export fails"
+		}
+		r.SearchText = core.Fold(r.Title + "\n" + r.Description)
 		if i%2 == 0 {
 			r.TagIDs = append(r.TagIDs, a)
 		}
@@ -49,6 +54,9 @@ func TestListingDrivesAgree(t *testing.T) {
 		batch = append(batch, r)
 	}
 	if _, err := st.CreateRecords(ctx, ws.ID, batch); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.FlushIndex(ctx); err != nil {
 		t.Fatal(err)
 	}
 	// Every fifth Feedback is linked to the Idea.
@@ -70,11 +78,17 @@ func TestListingDrivesAgree(t *testing.T) {
 		{"linked to", core.ListQuery{LinkedTo: idea}, func(i int) bool { return i%5 == 0 }},
 		{"linked to and tag", core.ListQuery{LinkedTo: idea, TagIDs: []core.ID{a}}, func(i int) bool { return i%10 == 0 }},
 		{"tag by update, ascending", core.ListQuery{TagIDs: []core.ID{a}, Order: core.OrderUpdated, Asc: true}, func(i int) bool { return i%2 == 0 }},
+		{"search", core.ListQuery{Search: "export"}, func(i int) bool { return i%3 != 1 }},
+		{"search and tag", core.ListQuery{Search: "export", TagIDs: []core.ID{a}}, func(i int) bool { return i%2 == 0 && i%3 != 1 }},
+		{"search and rare tag", core.ListQuery{Search: "fails", TagIDs: []core.ID{c}}, func(i int) bool { return i == 5 }},
+		{"search and tag in window, ascending", core.ListQuery{Search: "export", TagIDs: []core.ID{b}, From: from, To: to, Asc: true},
+			func(i int) bool { return i%3 == 0 && i+1 >= 50 && i+1 <= 250 }},
+		{"search and linked to", core.ListQuery{Search: "fails", LinkedTo: idea}, func(i int) bool { return i%5 == 0 && i%3 != 1 }},
 	}
-	list := func(q core.ListQuery, max int) []core.ID {
-		st.driveMax = max
-		defer func() { st.driveMax = driveMax }()
-		q.Type, q.Limit = core.RecordFeedback, 1000
+	list := func(q core.ListQuery, max, scan, limit int) []core.ID {
+		st.driveMax, st.scanMax = max, scan
+		defer func() { st.driveMax, st.scanMax = driveMax, scanMax }()
+		q.Type, q.Limit = core.RecordFeedback, limit
 		recs, err := st.Records(ctx, ws.ID, q)
 		if err != nil {
 			t.Fatal(err)
@@ -86,9 +100,20 @@ func TestListingDrivesAgree(t *testing.T) {
 		return ids
 	}
 	for _, k := range cases {
-		driven, walked := list(k.q, driveMax), list(k.q, -1)
+		driven, walked := list(k.q, driveMax, 0, 1000), list(k.q, -1, 0, 1000)
 		if !slices.Equal(driven, walked) {
 			t.Errorf("%s: starting from the index gave %d records, walking the order %d, or another order", k.name, len(driven), len(walked))
+		}
+		if k.q.Search != "" {
+			// Testing the listing's records by text first, whether the page fills, the listing ends or
+			// the budget runs out first, gives the full-text index's page.
+			for _, limit := range []int{1000, 7, 2} {
+				scanned, indexed := list(k.q, driveMax, 3, limit), list(k.q, driveMax, 0, limit)
+				if !slices.Equal(scanned, indexed) {
+					t.Errorf("%s, %d a page: testing the text first gave %d records, the full-text index %d, or another order",
+						k.name, limit, len(scanned), len(indexed))
+				}
+			}
 		}
 		want := 0
 		for i := range n {

@@ -66,6 +66,9 @@ func (s *Store) search(ctx context.Context, ws core.ID, f filter, q core.ListQue
 		return c
 	}
 	lo, hi := seqBounds(num, q)
+	if recs, ok, err := s.scanFirst(ctx, f, term, q.Asc, lo, hi, limit); err != nil || ok {
+		return recs, err
+	}
 	// The queue first: an entry that moves into the index meanwhile is then read twice, never missed.
 	queued, err := s.queuedMatches(ctx, f, term, q.Asc, lo, hi, limit)
 	if err != nil {
@@ -86,6 +89,73 @@ func (s *Store) search(ctx context.Context, ws core.ID, f filter, q core.ListQue
 	}
 	slices.SortFunc(recs, order)
 	return recs[:min(len(recs), limit)], nil
+}
+
+// scanMax is how many of a listing's records a search tests by their text, in the listing's order, before
+// it turns to the full-text index instead; and how many of the index's matches make a term common enough
+// to try that first. A common term among a small set of records (one company's, one tag's) is found
+// sooner by testing that set than by walking the term's matches and testing each against the filter; a
+// rare term among many records, the other way round.
+const scanMax = 2000
+
+// scanFirst is the page of a search found by testing the listing's records in order, when the term is
+// common (at least scanMax matches in the index within [lo, hi)) and the page fills or the listing ends
+// within scanMax records; ok is false otherwise, and the search is left to the full-text index. It reads
+// the text itself, so it needs no merge with the index's queue.
+func (s *Store) scanFirst(ctx context.Context, f filter, term string, asc bool, lo, hi int64, limit int) (recs []core.Record, ok bool, err error) {
+	budget := max(s.scanMax, limit)
+	if lo >= hi || s.scanMax <= 0 {
+		return nil, false, nil
+	}
+	var n int
+	if err := s.sq.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM records_fts WHERE records_fts MATCH ?
+		AND rowid >= ? AND rowid < ? LIMIT ?)`, trigramQuery(term), lo, hi, s.scanMax).Scan(&n); err != nil || n < s.scanMax {
+		return nil, false, err
+	}
+	// The text is read only for the records that pass the filter; the rows stop being read once the page is full.
+	rows, err := s.sq.QueryContext(ctx, `SELECT r.seq, r.id, `+contains+` FROM records r WHERE `+strings.Join(f.where, " AND ")+
+		f.orderBy(asc)+` LIMIT ?`, append(append([]any{term}, f.args...), budget)...)
+	if err != nil {
+		return nil, false, err
+	}
+	defer rows.Close()
+	var seqs []any
+	rank := map[core.ID]int{} // the records' ids in the listing's order
+	tested := 0
+	for len(seqs) < limit && rows.Next() {
+		var seq int64
+		var id core.ID
+		var hit bool
+		if err := rows.Scan(&seq, &id, &hit); err != nil {
+			return nil, false, err
+		}
+		tested++
+		if hit {
+			rank[id] = len(seqs)
+			seqs = append(seqs, seq)
+		}
+	}
+	if err := rows.Close(); err != nil {
+		return nil, false, err
+	}
+	if len(seqs) < limit && tested == budget {
+		return nil, false, nil // neither a full page nor the listing's end: the term is rare among these records
+	}
+	if len(seqs) == 0 {
+		return []core.Record{}, true, nil
+	}
+	// Read by their seqs and put in order here: with an ORDER BY the planner may walk the listing's index
+	// in order to find these few records.
+	rows, err = s.sq.QueryContext(ctx, recordSelect+` WHERE r.seq IN (`+strings.TrimSuffix(strings.Repeat("?, ", len(seqs)), ", ")+`)`, seqs...)
+	if err != nil {
+		return nil, false, err
+	}
+	recs, err = collect(rows, scanRecord)
+	if err != nil {
+		return nil, false, err
+	}
+	slices.SortFunc(recs, func(a, b core.Record) int { return rank[a.ID] - rank[b.ID] })
+	return recs, true, nil
 }
 
 // indexedMatches is the first limit matches, in order, among the records in the full-text index.
