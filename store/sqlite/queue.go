@@ -55,6 +55,7 @@ func (s *Store) enqueue(tx *wtx, items []core.QueueItem) error {
 			if err := toOutbox(tx, it, retryFor.Milliseconds(), created, now); err != nil {
 				return err
 			}
+			tx.onCommit(s.kickOutbox)
 			continue
 		}
 		if _, err := tx.ExecContext(tx.ctx, `INSERT INTO queue_items (`+queueCols+`)
