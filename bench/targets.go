@@ -102,8 +102,10 @@ func eventTargets() []Target {
 				Keys: []string{ev + "BenchmarkDelivery/" + st.kind + ":live-ratio"}},
 			Target{Issue: 27, What: "changes/s the writers reached (the rate the two rows above are measured at; asked: " + st.rate + ")",
 				Store: st.name, Part: "events", Keys: []string{ev + "BenchmarkDelivery/" + st.kind + ":changes/s"}},
-			Target{Issue: 27, What: "POST /records/feedback p99 with a subscriber answering in 5 s ≤ 1.1 × with none", Store: st.name,
-				Part: "events", Keys: []string{ev + "BenchmarkSlowSubscriberWrites/" + st.kind + ":ratio"}, Op: "<", Limit: 1.1},
+			Target{Issue: 27, What: "POST /records/feedback p99 with a subscriber answering in 5 s ≤ 1.1 × with none (p99 over every round's requests)", Store: st.name,
+				Part: "events", Keys: []string{ev + "BenchmarkSlowSubscriberWrites/" + st.kind + ":ratio-pooled"}, Op: "<", Limit: 1.1},
+			Target{Issue: 27, What: "the same ratio as the median of the rounds' own ratios (no bound; beside the above)", Store: st.name,
+				Part: "events", Keys: []string{ev + "BenchmarkSlowSubscriberWrites/" + st.kind + ":ratio"}},
 			Target{Issue: 27, What: "the same p99 with the subscriber's events written but not delivered ÷ with none (no bound: the outbox row alone)",
 				Store: st.name, Part: "events", Keys: []string{ev + "BenchmarkSlowSubscriberWrites/" + st.kind + ":outbox-ratio"}})
 	}
