@@ -65,7 +65,7 @@ const maxExtract = 5 * time.Minute
 // a claimBatch at a time, so a claim's round trips are shared by that many jobs (see wanted). A crash
 // costs the jobs of the reserve an attempt, as it does the running ones: the reserve stays small.
 const (
-	claimBatch = 32
+	claimBatch = 128
 	reserve    = 2 * claimBatch
 )
 
@@ -77,7 +77,7 @@ const writesPerWorker = 8
 const completers = 2
 
 // maxComplete bounds the jobs one write completes.
-const maxComplete = 64
+const maxComplete = 256
 
 // Store is the part of core.Store the pool uses: it claims and completes insight jobs, reads the records
 // they are about and the workspace's labels. It works beside the service rather than through it because
