@@ -51,6 +51,10 @@ func TestListingDrivesAgree(t *testing.T) {
 		if i == 5 {
 			r.TagIDs = append(r.TagIDs, c)
 		}
+		if i%4 == 0 {
+			r.Contact = &core.ContactRef{Email: fmt.Sprintf("p%d@acme.example", i), EmailKey: fmt.Sprintf("p%d@acme.example", i),
+				Domain: "acme.example", CompanyName: "Acme"}
+		}
 		batch = append(batch, r)
 	}
 	if _, err := st.CreateRecords(ctx, ws.ID, batch); err != nil {
@@ -62,6 +66,10 @@ func TestListingDrivesAgree(t *testing.T) {
 	// Every fifth Feedback is linked to the Idea.
 	if _, err := st.w.ExecContext(ctx, `INSERT INTO record_links(workspace_id, feedback_id, target_id, created_at)
 		SELECT workspace_id, id, ?, created_at FROM records WHERE type = 'Feedback' AND CAST(substr(title, 2) AS INTEGER) % 5 = 0`, idea); err != nil {
+		t.Fatal(err)
+	}
+	var acme core.ID
+	if err := st.w.QueryRowContext(ctx, `SELECT id FROM companies WHERE workspace_id = ?`, ws.ID).Scan(&acme); err != nil {
 		t.Fatal(err)
 	}
 	from, to := base.Add(50*time.Second), base.Add(250*time.Second)
@@ -84,6 +92,11 @@ func TestListingDrivesAgree(t *testing.T) {
 		{"search and tag in window, ascending", core.ListQuery{Search: "export", TagIDs: []core.ID{b}, From: from, To: to, Asc: true},
 			func(i int) bool { return i%3 == 0 && i+1 >= 50 && i+1 <= 250 }},
 		{"search and linked to", core.ListQuery{Search: "fails", LinkedTo: idea}, func(i int) bool { return i%5 == 0 && i%3 != 1 }},
+		{"company", core.ListQuery{CompanyID: acme}, func(i int) bool { return i%4 == 0 }},
+		{"company by update", core.ListQuery{CompanyID: acme, Order: core.OrderUpdated, Source: "API", UpdatedSince: from},
+			func(i int) bool { return i%4 == 0 && i+1+(i%7)*60 >= 50 }},
+		{"search, company and tag", core.ListQuery{Search: "export", CompanyID: acme, TagIDs: []core.ID{b}, Statuses: []string{core.StatusTriage}},
+			func(i int) bool { return i%12 == 0 && i%3 != 1 }},
 	}
 	list := func(q core.ListQuery, max, scan, limit int) []core.ID {
 		st.driveMax, st.scanMax = max, scan
