@@ -50,9 +50,9 @@ func (m Mode) writerDSN() string {
 		return "&mode=ro&_pragma=query_only(1)"
 	case ModeCommand:
 		// No automatic checkpoint: one commit of a command must not pay for copying the daemon's log.
-		return "&_txlock=immediate&_pragma=wal_autocheckpoint(0)" + writerCache
+		return "&_txlock=immediate&_pragma=wal_autocheckpoint(0)"
 	}
-	return "&_txlock=immediate&_pragma=mmap_size(" + strconv.Itoa(writerMapBytes) + ")&_pragma=wal_autocheckpoint(4000)" + writerCache
+	return "&_txlock=immediate&_pragma=mmap_size(" + strconv.Itoa(writerMapBytes) + ")&_pragma=wal_autocheckpoint(4000)"
 }
 
 // readerDSN is the read pools' extra parameters.

@@ -97,14 +97,6 @@ const (
 // drop) up to this size; past it the writer reads with system calls.
 const writerMapBytes = 32 << 20
 
-// writerCacheKiB is the writer's page cache. SQLite's default of 2 MiB held too little of the records'
-// indexes and the full-text index once a store outgrew the memory map: every batch of a large import then
-// read again, with a system call per page, the index pages it changes, and a bulk import slowed as the
-// store grew. The cache fills only as pages are read, so a small store uses little of it.
-const writerCacheKiB = 64 << 10
-
-var writerCache = "&_pragma=cache_size(-" + strconv.Itoa(writerCacheKiB) + ")"
-
 // readLimit is the longest a listing runs before it is interrupted and answered as unavailable.
 const readLimit = 10 * time.Second
 
