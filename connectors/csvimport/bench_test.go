@@ -59,7 +59,7 @@ func benchImport(b *testing.B, backend string, data benchData) {
 		b.Fatal(err)
 	}
 	f.Close()
-	var importTime, rawTime time.Duration
+	var importTime, rawTime, flushTime time.Duration
 	var peak uint64
 	raw := func(name string) time.Duration {
 		if backend == "postgres" {
@@ -77,9 +77,11 @@ func benchImport(b *testing.B, backend string, data benchData) {
 		stop := samplePeakHeap(&peak)
 		clock := newTenthClock(*benchRows)
 		run, err := ImportFile(context.Background(), svc, ws, in, Options{Progress: clock.progress})
+		flushStart := time.Now()
 		if err == nil {
 			err = flushIndex(svc.Store())
 		}
+		flushTime += time.Since(flushStart)
 		clock.done(run.Created)
 		importTime += clock.total()
 		for t, d := range clock.tenths {
@@ -98,6 +100,7 @@ func benchImport(b *testing.B, backend string, data benchData) {
 	b.ReportMetric(rawRate, "raw-rows/s")
 	b.ReportMetric(importRate/rawRate, "ratio")
 	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+	b.ReportMetric(flushTime.Seconds()/importTime.Seconds(), "flush-share")
 	tenth := rows / 10
 	for t, d := range tenths {
 		b.ReportMetric(tenth/d.Seconds(), fmt.Sprintf("tenth-%02d-rows/s", t+1))
