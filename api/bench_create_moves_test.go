@@ -17,7 +17,7 @@ import (
 // BenchmarkCreateMovesCost measures what records that move (links, history, merges, companies, erasure,
 // import undo, suggestions) cost a create: core.Service.Submit into a store as migrated, against the same
 // binary's Submit into a store of the same kind from which the schema objects those features put on the
-// create path are dropped (the company count triggers, the demand, suggestion-refresh, contact and
+// create path are dropped (the company count triggers, the demand, suggestion-refresh and
 // import-run indexes, the index of companies by count). On PostgreSQL the insert trigger appends the
 // create's count change to company_count_deltas and now and then folds it; dropping the trigger takes both
 // off the create path. SQLite counts a create's company later, in bulk (the fold in
@@ -55,8 +55,7 @@ func BenchmarkCreateMovesCost(b *testing.B) {
 // sqliteMovesDrops take from a SQLite store what records that move put on the create path.
 var sqliteMovesDrops = []string{
 	`DROP TRIGGER companies_created`,
-	`DROP INDEX records_demand`, `DROP INDEX records_contact`,
-	`DROP INDEX records_import_run`, `DROP INDEX companies_by_count`,
+	`DROP INDEX records_demand`, `DROP INDEX records_import_run`, `DROP INDEX companies_by_count`,
 }
 
 // BenchmarkCreateMovesPages counts what BenchmarkCreateMovesCost times, without the timing's noise: the

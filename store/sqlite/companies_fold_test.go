@@ -120,7 +120,16 @@ func TestCountsOfUncountedRecords(t *testing.T) {
 // records that have a company.
 func TestFoldReadsTheQueueFirst(t *testing.T) {
 	st := openT(t, filepath.Join(t.TempDir(), "plan.db"))
-	rows, err := st.w.QueryContext(t.Context(), `EXPLAIN QUERY PLAN `+uncounted)
+	got := queryPlan(t, st, uncounted)
+	if !strings.HasPrefix(got, "SCAN p") || !strings.Contains(got, "SEARCH r USING INTEGER PRIMARY KEY") {
+		t.Errorf("plan of the fold's read: %s", got)
+	}
+}
+
+// queryPlan is SQLite's plan of q, its steps joined by "; ".
+func queryPlan(t *testing.T, st *Store, q string, args ...any) string {
+	t.Helper()
+	rows, err := st.w.QueryContext(t.Context(), `EXPLAIN QUERY PLAN `+q, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,8 +143,8 @@ func TestFoldReadsTheQueueFirst(t *testing.T) {
 		}
 		plan = append(plan, detail)
 	}
-	got := strings.Join(plan, "; ")
-	if !strings.HasPrefix(got, "SCAN p") || !strings.Contains(got, "SEARCH r USING INTEGER PRIMARY KEY") {
-		t.Errorf("plan of the fold's read: %s", got)
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
 	}
+	return strings.Join(plan, "; ")
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/feedbridge/feedbridge/core"
 )
@@ -54,7 +55,7 @@ const (
 // ForgetContact erases a customer from ws. Candidates are found by reads that hold no lock; each chunk of
 // them (core.EraseChunk to begin with, then sized by eraseHold) is rewritten in its own short write, so
 // other workspaces' writes wait for one chunk at most. A chunk re-reads its records and rewrites only what still quotes the customer, so a run
-// after an interruption picks up where the last one stopped. The contact row goes last: while it exists
+// after an interruption picks up where the last one stopped. The contact's address and name go last: while they exist
 // the next run still knows the name to look for.
 func (s *Store) ForgetContact(ctx context.Context, ws core.ID, e core.Erasure) (core.Forgotten, error) {
 	var out core.Forgotten
@@ -117,10 +118,14 @@ func (s *Store) ForgetContact(ctx context.Context, ws core.ID, e core.Erasure) (
 	}
 	err = s.write(ctx, "forget contact", func(tx *wtx) error {
 		// A record filed under the contact after the last pass still points at it.
-		if _, err := tx.ExecContext(tx.ctx, `UPDATE records SET contact_id = NULL, customer_email = '' WHERE contact_id = ?`, contactID); err != nil {
+		filed, args := contactRecords(ws, contactID, sc)
+		if _, err := tx.ExecContext(tx.ctx, `UPDATE records SET contact_id = NULL, customer_email = '' WHERE `+filed, args...); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(tx.ctx, `DELETE FROM contacts WHERE workspace_id = ? AND id = ?`, ws, contactID)
+		// The contact stays as a row without address or name, under a key no address folds to: deleting it
+		// would have SQLite look for records still pointing at it, which no index of records serves.
+		res, err := tx.ExecContext(tx.ctx, `UPDATE contacts SET email = '', email_key = 'erased:' || id, name = '', company_id = NULL
+			WHERE workspace_id = ? AND id = ?`, ws, contactID)
 		if err != nil {
 			return err
 		}
@@ -139,28 +144,47 @@ func (s *Store) ForgetContact(ctx context.Context, ws core.ID, e core.Erasure) (
 // filter (ASCII lower-casing); the chunk decides with the scrubber.
 func (s *Store) eraseCandidates(ctx context.Context, ws core.ID, contactID string, sc *core.Scrubber, filedOnly bool) ([]core.ID, error) {
 	needles := sc.Needles()
-	conds := []string{"contact_id = ?", "lower(customer_email) = ?"}
-	args := []any{ws, contactID, needles[0]}
-	if !filedOnly {
-		conds = append(conds, "instr(lower(dedup_key), ?) > 0")
-		args = append(args, needles[0])
-		for _, n := range needles {
-			conds = append(conds, "instr(search_text, ?) > 0", "instr(lower(description_html), ?) > 0", "instr(lower(reporter), ?) > 0")
-			args = append(args, core.Fold(n), n, n)
-		}
-		for _, t := range scrubbedTables {
-			var tc []string
-			args = append(args, ws)
-			for _, c := range t.cols {
-				for _, n := range needles {
-					tc = append(tc, "instr(lower("+c+"), ?) > 0")
-					args = append(args, n)
-				}
+	if filedOnly {
+		filed, args := contactRecords(ws, contactID, sc)
+		return s.eraseIDs(ctx, `SELECT id FROM records WHERE `+filed, args)
+	}
+	conds := []string{"contact_id = ?", "lower(customer_email) = ?", "instr(lower(dedup_key), ?) > 0"}
+	args := []any{ws, contactID, needles[0], needles[0]}
+	for _, n := range needles {
+		conds = append(conds, "instr(search_text, ?) > 0", "instr(lower(description_html), ?) > 0", "instr(lower(reporter), ?) > 0")
+		args = append(args, core.Fold(n), n, n)
+	}
+	for _, t := range scrubbedTables {
+		var tc []string
+		args = append(args, ws)
+		for _, c := range t.cols {
+			for _, n := range needles {
+				tc = append(tc, "instr(lower("+c+"), ?) > 0")
+				args = append(args, n)
 			}
-			conds = append(conds, "id IN (SELECT record_id FROM "+t.table+" WHERE workspace_id = ? AND ("+strings.Join(tc, " OR ")+"))")
+		}
+		conds = append(conds, "id IN (SELECT record_id FROM "+t.table+" WHERE workspace_id = ? AND ("+strings.Join(tc, " OR ")+"))")
+	}
+	return s.eraseIDs(ctx, `SELECT id FROM records WHERE workspace_id = ? AND (`+strings.Join(conds, " OR ")+`)`, args)
+}
+
+// contactRecords is a condition (with its arguments) on the records of ws that are filed under the
+// contact or carry the customer's address. Records filed under a contact carry its address, so the
+// address finds them through records_customer_listing; SQLite's lower folds ASCII only, so an address
+// with other letters is looked for by contact id among all of the workspace's records.
+func contactRecords(ws core.ID, contactID string, sc *core.Scrubber) (string, []any) {
+	key := sc.Needles()[0]
+	for _, c := range key {
+		if c >= utf8.RuneSelf {
+			return `workspace_id = ? AND (contact_id = ? OR lower(customer_email) = ?)`, []any{ws, contactID, key}
 		}
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT id FROM records WHERE workspace_id = ? AND (`+strings.Join(conds, " OR ")+`)`, args...)
+	return `workspace_id = ? AND customer_email <> '' AND lower(customer_email) = ?`, []any{ws, key}
+}
+
+// eraseIDs reads the ids that query selects.
+func (s *Store) eraseIDs(ctx context.Context, query string, args []any) ([]core.ID, error) {
+	rows, err := s.r.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, s.fail("forget contact", err)
 	}

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -112,6 +113,50 @@ func TestForgetByAnotherProcess(t *testing.T) {
 		rec, err := st.Record(ctx, ws.ID, id)
 		if err != nil || rec.ContactID == "" || rec.CustomerEmail != "amy@acme.com" {
 			t.Fatalf("bulk %v: record after erasure: %+v, %v", bulk, rec, err)
+		}
+	}
+}
+
+// TestForgetFindsFiledRecordsByAddress: erasure finds the records filed under a contact through the
+// address index (no index of records by contact id is kept), falls back to the contact id for an address
+// SQLite's lower does not fold, and leaves the contact without address or name.
+func TestForgetFindsFiledRecordsByAddress(t *testing.T) {
+	ctx := t.Context()
+	st := openT(t, filepath.Join(t.TempDir(), "filed.db"))
+	ws := core.Workspace{ID: core.NewID(), Name: "f", Plan: core.PlanBusiness, CreatedAt: time.Now()}
+	if err := st.CreateWorkspace(ctx, ws); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"SELECT id FROM records WHERE ", "UPDATE records SET contact_id = NULL WHERE "} {
+		filed, args := contactRecords(ws.ID, "c1", core.NewScrubber("Amy@Acme.com", ""))
+		if got := queryPlan(t, st, q+filed, args...); !strings.Contains(got, "USING INDEX records_customer_listing") {
+			t.Errorf("plan of %q: %s", q, got)
+		}
+	}
+
+	for _, email := range []string{"Amy@Acme.com", "ÉMILE@acme.com"} {
+		key := strings.ToLower(email)
+		nr := contactRecord(email, "Amy")
+		nr.Contact.EmailKey = key
+		rec, _, err := st.CreateRecord(ctx, ws.ID, nr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := st.ForgetContact(ctx, ws.ID, core.Erasure{Email: email, EmailKey: key})
+		if err != nil || f.Contacts != 1 || f.Records != 1 {
+			t.Fatalf("%s: forgotten %+v, %v", email, f, err)
+		}
+		got, err := st.Record(ctx, ws.ID, rec.ID)
+		if err != nil || got.ContactID != "" || got.CustomerEmail != "" {
+			t.Fatalf("%s: record after erasure: contact %q, address %q, %v", email, got.ContactID, got.CustomerEmail, err)
+		}
+		var addr, name, k string
+		if err := st.w.QueryRowContext(ctx, `SELECT email, name, email_key FROM contacts WHERE id = ?`, rec.ContactID).
+			Scan(&addr, &name, &k); err != nil || addr != "" || name != "" || strings.Contains(k, "@") {
+			t.Fatalf("%s: erased contact %q %q %q, %v", email, addr, name, k, err)
+		}
+		if f, err := st.ForgetContact(ctx, ws.ID, core.Erasure{Email: email, EmailKey: key}); err != nil || f.Contacts != 0 {
+			t.Fatalf("%s: second erasure %+v, %v", email, f, err)
 		}
 	}
 }
