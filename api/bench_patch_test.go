@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/feedbridge/feedbridge/core"
+	"github.com/feedbridge/feedbridge/internal/testkit"
 	"github.com/feedbridge/feedbridge/store/postgres/pgtest"
 	"github.com/feedbridge/feedbridge/store/sqlite"
 )
@@ -28,7 +29,7 @@ import (
 // one UPDATE … RETURNING on the same schema in another database of the same kind: another SQLite file, or
 // another PostgreSQL schema on the same server (with FEEDBRIDGE_TEST_POSTGRES_URL set). Each request
 // changes the status, so neither arm answers a no-op. The two alternate in blocks of 50 requests, four in
-// flight; ratio = API throughput / bare throughput.
+// flight; ratio = API throughput / bare throughput, and each arm's process CPU per request beside it.
 //
 //	go test -run '^$' -bench PatchStatus -benchtime 20x ./api/
 func BenchmarkPatchStatus(b *testing.B) {
@@ -159,17 +160,24 @@ func benchPatchStatus(b *testing.B, st core.Store, bare bareStore) {
 		wg.Wait()
 		return time.Since(t0)
 	}
-	var apiTime, bareTime time.Duration
+	// The process's CPU per request of each arm (client and server side together) is the load-independent
+	// figure: on a busy machine the throughputs move with the other work, the CPU spent much less.
+	var apiTime, bareTime, apiCPU, bareCPU time.Duration
 	n := 0
 	for b.Loop() {
+		c0 := testkit.ProcessCPU()
 		apiTime += run(apiSrv.URL+"/api/records/", apiIDs, n*block)
+		c1 := testkit.ProcessCPU()
 		bareTime += run(bareSrv.URL+"/bare/", bareIDs, n*block)
+		apiCPU, bareCPU = apiCPU+c1-c0, bareCPU+testkit.ProcessCPU()-c1
 		n++
 	}
 	reqs := float64(n * block)
 	b.ReportMetric(reqs/apiTime.Seconds(), "api-req/s")
 	b.ReportMetric(reqs/bareTime.Seconds(), "bare-req/s")
 	b.ReportMetric(bareTime.Seconds()/apiTime.Seconds(), "ratio")
+	b.ReportMetric(float64(apiCPU.Microseconds())/reqs, "api-cpu-µs/req")
+	b.ReportMetric(float64(bareCPU.Microseconds())/reqs, "bare-cpu-µs/req")
 }
 
 // barePatchHandler is the floor of an edit: decode, one UPDATE … RETURNING, answer 200 with the row.

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -9,64 +8,45 @@ import (
 	"github.com/feedbridge/feedbridge/core"
 )
 
-// patchFields are the members PATCH /records/{id} accepts.
-var patchFields = []string{"title", "description", "status", "product", "user", "tags", "importance", "release",
-	"timeframe", "customer_email", "customer_name"}
+// patchStrings are the string members PATCH /records/{id} accepts; tags and importance are the others.
+var patchStrings = [...]string{"title", "description", "status", "product", "user", "release", "timeframe",
+	"customer_email", "customer_name"}
 
 // decodePatch reads PATCH /records/{id}'s body: names and types strictly as every body, null as absent
-// except for importance, where null clears it.
+// except for importance, where null clears it. The body is parsed once; the members as given tell a
+// field sent from one left out.
 func decodePatch(body []byte) (core.Patch, error) {
 	var (
 		p    core.Patch
-		strs = map[string]*string{}
+		strs [len(patchStrings)]string
 		tags []string
 		imp  int
 	)
-	fields := make([]bodyField, 0, len(patchFields))
-	for _, name := range patchFields {
-		switch name {
-		case "tags":
-			fields = append(fields, bodyField{name, &tags})
-		case "importance":
-			fields = append(fields, bodyField{name, &imp})
-		default:
-			v := new(string)
-			strs[name] = v
-			fields = append(fields, bodyField{name, v})
-		}
+	dst := [len(patchStrings)]**string{&p.Title, &p.Description, &p.Status, &p.Product, &p.User, &p.Release,
+		&p.Timeframe, &p.CustomerEmail, &p.CustomerName}
+	fields := make([]bodyField, 0, len(patchStrings)+2)
+	for i, name := range patchStrings {
+		fields = append(fields, bodyField{name, &strs[i]})
 	}
-	if err := decodeObject(body, fields...); err != nil {
+	fields = append(fields, bodyField{"tags", &tags}, bodyField{"importance", &imp})
+	obj, err := decodeMembers(body, fields...)
+	if err != nil {
 		return p, err
 	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(body, &obj); err != nil {
-		return p, badRequest("invalid json", "The request body is not valid JSON.")
-	}
-	given := func(name string) (present, null bool) {
-		raw, ok := obj[name]
-		if !ok {
-			return false, false
-		}
-		null = strings.TrimSpace(string(raw)) == "null"
-		return !null, null
-	}
-	for name, dst := range map[string]**string{
-		"title": &p.Title, "description": &p.Description, "status": &p.Status, "product": &p.Product,
-		"user": &p.User, "release": &p.Release, "timeframe": &p.Timeframe, "customer_email": &p.CustomerEmail,
-		"customer_name": &p.CustomerName,
-	} {
-		if ok, _ := given(name); ok {
-			*dst = strs[name]
+	for i, name := range patchStrings {
+		if raw, ok := obj[name]; ok && !isNull(raw) {
+			*dst[i] = &strs[i]
 		}
 	}
-	if ok, _ := given("tags"); ok {
+	if raw, ok := obj["tags"]; ok && !isNull(raw) {
 		p.Tags = &tags
 	}
-	switch ok, null := given("importance"); {
-	case ok:
-		p.Importance = &imp
-	case null:
-		p.ClearImportance = true
+	if raw, ok := obj["importance"]; ok {
+		if isNull(raw) {
+			p.ClearImportance = true
+		} else {
+			p.Importance = &imp
+		}
 	}
 	return p, nil
 }

@@ -40,8 +40,9 @@ func (s *Service) moveStatus(ctx context.Context, mv StatusMover, ws, id ID, p P
 	want := *p.Status
 	cleanText(&want)
 	m := StatusMove{ID: id, To: map[RecordType]string{}, IfVersion: ifVersion(id, ifMatch), At: s.Now(), Actor: ActorFrom(ctx)}
+	k := statusKey(want)
 	for t := range boardStatuses {
-		if st, merged, ok := ParseStatus(t, want); ok && !merged {
+		if st, merged, ok := parseStatusKey(t, k); ok && !merged {
 			m.To[t] = st
 		}
 	}

@@ -32,17 +32,35 @@ func statusKey(s string) string {
 	}, s)
 }
 
+// statusByKey maps each type's folded statuses to their spelling, and mergedKey is Merged folded: a
+// status edit then folds only the input, once, instead of every status of the type on every call.
+var (
+	statusByKey = func() map[RecordType]map[string]string {
+		m := map[RecordType]map[string]string{}
+		for t, sts := range boardStatuses {
+			m[t] = map[string]string{}
+			for _, st := range sts {
+				m[t][statusKey(st)] = st
+			}
+		}
+		return m
+	}()
+	mergedKey = statusKey(StatusMerged)
+)
+
 // ParseStatus matches input to a status of type t; merged reports whether it is Merged, which every type
 // has but no client may set.
 func ParseStatus(t RecordType, s string) (status string, merged, ok bool) {
-	k := statusKey(s)
-	if k == statusKey(StatusMerged) {
+	return parseStatusKey(t, statusKey(s))
+}
+
+// parseStatusKey is ParseStatus of an input already folded by statusKey.
+func parseStatusKey(t RecordType, k string) (status string, merged, ok bool) {
+	if k == mergedKey {
 		return StatusMerged, true, true
 	}
-	for _, st := range boardStatuses[t] {
-		if statusKey(st) == k {
-			return st, false, true
-		}
+	if st, ok := statusByKey[t][k]; ok {
+		return st, false, true
 	}
 	return "", false, false
 }

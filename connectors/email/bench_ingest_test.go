@@ -19,6 +19,8 @@ import (
 	"github.com/emersion/go-imap/v2/imapclient"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/sirupsen/logrus"
+
+	"github.com/feedbridge/feedbridge/internal/testkit"
 )
 
 // benchTemplates are the shapes of mail the benchmark ingests: forwards of every client, direct mail in
@@ -73,12 +75,12 @@ func BenchmarkIngest(b *testing.B) {
 			b.Fatalf("raw fetch read %d messages, want %d", got, n)
 		}
 		cold := time.Since(coldStart)
-		rawStart, rawCPU, rawMachine := time.Now(), processCPU(), machineCPU()
+		rawStart, rawCPU, rawMachine := time.Now(), testkit.ProcessCPU(), machineCPU()
 		if got := rawFetch(b, tg, tg.box("Feedback")); got != n {
 			b.Fatalf("raw fetch read %d messages, want %d", got, n)
 		}
 		raw := time.Since(rawStart)
-		rawCPU, rawMachine = processCPU()-rawCPU, machineCPU()-rawMachine
+		rawCPU, rawMachine = testkit.ProcessCPU()-rawCPU, machineCPU()-rawMachine
 
 		fx := newFixture(b)
 		processed := ""
@@ -94,7 +96,7 @@ func BenchmarkIngest(b *testing.B) {
 		var peak atomic.Uint64
 		stopSampling := sampleHeap(&peak)
 		stopProfile := profileIngest(b)
-		cpuStart, gcStart, allocStart, machineStart := processCPU(), gcCPU(), heapAllocs(), machineCPU()
+		cpuStart, gcStart, allocStart, machineStart := testkit.ProcessCPU(), gcCPU(), heapAllocs(), machineCPU()
 		ingestStart := time.Now()
 		b.StartTimer()
 		stop := run(b, s)
@@ -107,7 +109,7 @@ func BenchmarkIngest(b *testing.B) {
 			b.Fatal(err)
 		}
 		ingest := time.Since(ingestStart)
-		cpu, gc, allocs, machine := processCPU()-cpuStart, gcCPU()-gcStart, heapAllocs()-allocStart, machineCPU()-machineStart
+		cpu, gc, allocs, machine := testkit.ProcessCPU()-cpuStart, gcCPU()-gcStart, heapAllocs()-allocStart, machineCPU()-machineStart
 		b.StopTimer()
 		stopProfile()
 		stop()

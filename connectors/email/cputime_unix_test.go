@@ -6,18 +6,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
-
-// processCPU is the CPU time (user and system) this process has used so far.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // machineCPU is the busy CPU time (every state but idle and iowait) of the whole machine so far, from
 // /proc/stat; zero where there is none. Beside processCPU it shows what the IMAP server spent.
