@@ -3,6 +3,8 @@ package api
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/feedbridge/feedbridge/internal/jsonkeys"
 )
 
 // TestFlatUnique checks the shortcut past the duplicate-name walk against the decoded member count: it
@@ -31,4 +33,25 @@ func TestFlatUnique(t *testing.T) {
 			t.Errorf("flatUnique(%s) = %v, want %v", tc.body, got, tc.want)
 		}
 	}
+}
+
+// FuzzFlatUnique holds the shortcut to the full walk on any input: whenever it answers true for a body that
+// decodes as an object, the walk must find no name given twice.
+func FuzzFlatUnique(f *testing.F) {
+	for _, s := range bodySeeds {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte(`{"a":1,"a":2}`))
+	f.Add([]byte(`{"a\u0062":1,"ab":2}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(body, &obj) != nil || obj == nil {
+			return
+		}
+		if flatUnique(body, len(obj)) {
+			if err := jsonkeys.Check(body); err != nil {
+				t.Fatalf("flatUnique said %q has no name twice; the walk says %v", body, err)
+			}
+		}
+	})
 }
