@@ -43,7 +43,7 @@ type sizes struct {
 	Extractions               int
 	LagFeedbacks, DrainJobs   int
 	LoadSeed                  int   // records imported before the load test
-	FairVictim, FairListings  int   // the fairness part: the victim's records, and its listings per phase
+	FairVictim, FairListings  int   // the fairness part: the victim's records, and its listings per phase (100 or more, so that the p99 is not the slowest one)
 	FairAttacker              []int // the attacker's record counts, each measured in turn
 	FairBacklog               int   // jobs of one workspace queued ahead of the fairness probes
 	ConsoleSQLite, ConsolePG  int   // records behind the console's pages on each store
@@ -54,7 +54,7 @@ var modeSizes = map[string]sizes{
 	"quick": {APICreates: 4, APISearches: 100, PairRecords: 5_000, PairRequests: 200, PGBulkBatches: 5,
 		PGSearchRows: 50_000, PGSearches: 100, PGDemandLinks: 100_000, PGListingRows: 100_000, CSVRows: 10_000, EmailMessages: 300, SlackCommands: 300,
 		Extractions: 3000, LagFeedbacks: 400, DrainJobs: 5_000, LoadSeed: 5_000,
-		FairVictim: 1000, FairListings: 60, FairAttacker: []int{3_000, 10_000}, FairBacklog: 5_000,
+		FairVictim: 1000, FairListings: 100, FairAttacker: []int{3_000, 10_000}, FairBacklog: 5_000,
 		ConsoleSQLite: 10_000, ConsolePG: 20_000, ConsoleRounds: 50},
 	"full": {APICreates: 40, APISearches: 1000, PairRecords: 100_000, PairRequests: 2000, PGBulkBatches: 50,
 		PGSearchRows: 1_000_000, PGSearches: 400, PGDemandLinks: 1_000_000, PGListingRows: 1_000_000, SQLiteStoreRows: 1_000_000, SQLiteStoreLoops: 40,

@@ -37,7 +37,8 @@ type fairHarness struct {
 	client               *http.Client
 	attacker, victim     core.ID
 	attackKey, victimKey string
-	seeded               int // attacker records so far
+	seeded               int          // attacker records so far
+	inflight             atomic.Int64 // requests the server is still handling
 }
 
 func (e *env) partFair(ctx context.Context, kind string) *Part {
@@ -76,14 +77,9 @@ func (e *env) partFair(ctx context.Context, kind string) *Part {
 			return p
 		}
 		h.seeded = n
-		quiet, err := h.victimListings(ctx, sz.FairListings)
+		quiet, loaded, att, err := h.interleaved(ctx, sz.FairListings)
 		if err != nil {
-			p.fail("victim alone: %v", err)
-			return p
-		}
-		loaded, att, err := h.underAttack(ctx, sz.FairListings)
-		if err != nil {
-			p.fail("victim beside the attacker: %v", err)
+			p.fail("%v", err)
 			return p
 		}
 		q, l := Summarize(quiet), Summarize(loaded)
@@ -101,13 +97,24 @@ func (e *env) partFair(ctx context.Context, kind string) *Part {
 		p.Notes = append(p.Notes, fmt.Sprintf("%s attacker records: attacker statuses over %s: %s", count(n),
 			att.elapsed.Round(time.Second), att.statusList()))
 	}
-	p.Notes = append(p.Notes, fmt.Sprintf("victim: %s records, %d listings (GET /api/records?record_type=Feedback) per phase paced at %d/s; attacker: %d loops of GET %s…, pausing for Retry-After on 429; default rate limit (20/s, burst 40) per key",
-		count(sz.FairVictim), sz.FairListings, victimRate, attackerLoops, attackPath[:60]))
+	p.Notes = append(p.Notes, fmt.Sprintf("victim: %s records, %d listings (GET /api/records?record_type=Feedback) alone and %d beside the attacker, paced at %d/s, in %d alternating rounds; attacker: %d loops of GET %s…, pausing for Retry-After on 429; default rate limit (20/s, burst 40) per key",
+		count(sz.FairVictim), sz.FairListings, sz.FairListings, victimRate, fairRounds, attackerLoops, attackPath[:60]))
 	return p
 }
 
 // victimRate paces the victim's listings under the default rate limit.
 const victimRate = 15
+
+// fairRounds splits each phase's listings into rounds that alternate the victim alone and beside the
+// attacker, so that the machine's other load, which comes and goes over seconds, falls on both sides of the
+// ratio alike rather than on whichever phase it happened to meet. Each round's attacker starts with a full
+// burst of its rate limit: more rounds would measure the victim beside that burst ever more, not beside the
+// sustained attack.
+const fairRounds = 2
+
+// settleAfterAttack is the pause after the attacker's handlers return, for the database to finish what the
+// cancelled searches asked of it before the victim is measured alone again.
+const settleAfterAttack = 250 * time.Millisecond
 
 func newFairHarness(ctx context.Context, storeURL string) (*fairHarness, error) {
 	st, err := store.Open(ctx, storeURL)
@@ -133,7 +140,12 @@ func newFairHarness(ctx context.Context, storeURL string) (*fairHarness, error) 
 	}
 	quiet := logrus.New()
 	quiet.SetOutput(io.Discard)
-	h.srv = httptest.NewServer(api.New(h.svc, api.Options{Log: logrus.NewEntry(quiet)}).Handler())
+	handler := api.New(h.svc, api.Options{Log: logrus.NewEntry(quiet)}).Handler()
+	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.inflight.Add(1)
+		defer h.inflight.Add(-1)
+		handler.ServeHTTP(w, r)
+	}))
 	return h, nil
 }
 
@@ -232,11 +244,28 @@ func (a *attack) statusList() string {
 	return strings.Join(parts, ", ")
 }
 
+// interleaved measures n victim listings alone and n beside the attacker, in fairRounds alternating rounds.
+func (h *fairHarness) interleaved(ctx context.Context, n int) (quiet, loaded []time.Duration, a *attack, err error) {
+	a = &attack{statuses: map[int]int{}}
+	for r := range fairRounds {
+		m := (n*(r+1))/fairRounds - (n*r)/fairRounds
+		q, err := h.victimListings(ctx, m)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("victim alone: %w", err)
+		}
+		l, err := h.underAttack(ctx, a, m)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("victim beside the attacker: %w", err)
+		}
+		quiet, loaded = append(quiet, q...), append(loaded, l...)
+	}
+	return quiet, loaded, a, nil
+}
+
 // underAttack runs the attacker's loops, lets them settle for a second, measures n victim listings beside
-// them, then stops them.
-func (h *fairHarness) underAttack(ctx context.Context, n int) ([]time.Duration, *attack, error) {
+// them, then stops them. What the attacker saw is added to a.
+func (h *fairHarness) underAttack(ctx context.Context, a *attack, n int) ([]time.Duration, error) {
 	actx, stop := context.WithCancel(ctx)
-	a := &attack{statuses: map[int]int{}}
 	var wg sync.WaitGroup
 	var failed atomic.Value
 	start := time.Now()
@@ -271,11 +300,17 @@ func (h *fairHarness) underAttack(ctx context.Context, n int) ([]time.Duration, 
 	lat, err := h.victimListings(ctx, n)
 	stop()
 	wg.Wait()
-	a.elapsed = time.Since(start)
+	a.elapsed += time.Since(start)
+	// The next round's listings alone must not meet the attacker's cancelled searches still winding down in
+	// the server or the database.
+	for h.inflight.Load() > 0 && ctx.Err() == nil {
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(settleAfterAttack)
 	if err == nil {
 		if v, ok := failed.Load().(error); ok {
 			err = fmt.Errorf("attacker: %w", v)
 		}
 	}
-	return lat, a, err
+	return lat, err
 }
