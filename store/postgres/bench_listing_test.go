@@ -78,6 +78,7 @@ func BenchmarkListingFilters(b *testing.B) {
 		}
 		b.ReportMetric(float64(times[worst].P50.Microseconds())/1000, "max-p50-ms")
 		b.Logf("slowest listing: %s", times[worst].Name)
+		b.Logf("slowest listings: %s", listbench.Slowest(times, 3))
 		if os.Getenv("FEEDBRIDGE_BENCH_EXPLAIN") != "" {
 			explainSlow(b, st, ws, cases, times)
 		}

@@ -120,12 +120,41 @@ const optimizeEvery = time.Hour
 // optimize refreshes the query planner's statistics where they are stale (PRAGMA optimize), sampling
 // (analysis_limit) so that it stays quick on a large file. Without statistics SQLite may scan a whole
 // workspace for a filter an index would answer.
+//
+// A connection reads the statistics only when it reads the schema, so the readers, open since the store
+// opened, would keep planning with the statistics of then (an empty store's, say) while a workspace grows
+// by imports. When the statistics change, a table created and dropped again changes the schema's version,
+// and every connection reads the schema, and with it the new statistics, before its next statement.
 func optimize(tx *wtx) error {
+	stats := func() (string, error) {
+		var n int
+		if err := tx.raw.QueryRowContext(tx.ctx, `SELECT count(*) FROM sqlite_schema WHERE name = 'sqlite_stat1'`).Scan(&n); err != nil || n == 0 {
+			return "", err
+		}
+		var s sql.NullString
+		err := tx.raw.QueryRowContext(tx.ctx, `SELECT group_concat(tbl || ' ' || idx || ' ' || stat, ';') FROM sqlite_stat1`).Scan(&s)
+		return s.String, err
+	}
+	before, err := stats()
+	if err != nil {
+		return err
+	}
 	if _, err := tx.raw.ExecContext(tx.ctx, `PRAGMA analysis_limit = 1000`); err != nil {
 		return err
 	}
-	_, err := tx.raw.ExecContext(tx.ctx, `PRAGMA optimize = 0x10002`)
-	return err
+	if _, err := tx.raw.ExecContext(tx.ctx, `PRAGMA optimize = 0x10002`); err != nil {
+		return err
+	}
+	after, err := stats()
+	if err != nil || after == before {
+		return err
+	}
+	for _, ddl := range []string{`CREATE TABLE stats_reload (x)`, `DROP TABLE stats_reload`} {
+		if _, err := tx.raw.ExecContext(tx.ctx, ddl); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // groupBudget is how long a group's transaction keeps taking the writes queued with it: once it has run

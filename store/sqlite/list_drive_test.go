@@ -12,8 +12,9 @@ import (
 
 // TestListingDrivesAgree: a listing by tags or by a linked-to Idea returns the same records in the same
 // order whether it starts from the tags' or the links' index entries (a rare set) or walks the listing's
-// order testing each record (a common one), and exactly the records that hold every filter; a search
-// returns the same page whether it tests the listing's records by text first or walks the full-text index.
+// order testing each record (a common one), whether it reads a rare tag's records by id or tests their ids
+// in order, and exactly the records that hold every filter; a search returns the same page whether it
+// tests the listing's records by text first or walks the full-text index.
 func TestListingDrivesAgree(t *testing.T) {
 	ctx := t.Context()
 	st, err := Open(ctx, filepath.Join(t.TempDir(), "drive.db"))
@@ -116,6 +117,12 @@ func TestListingDrivesAgree(t *testing.T) {
 		driven, walked := list(k.q, driveMax, 0, 1000), list(k.q, -1, 0, 1000)
 		if !slices.Equal(driven, walked) {
 			t.Errorf("%s: starting from the index gave %d records, walking the order %d, or another order", k.name, len(driven), len(walked))
+		}
+		st.lookupMax = -1 // the tags' records tested by id while walking the order, as for a larger set
+		byOrder := list(k.q, driveMax, 0, 1000)
+		st.lookupMax = lookupMax
+		if !slices.Equal(driven, byOrder) {
+			t.Errorf("%s: reading the tags' records by id gave %d records, testing their ids in order %d, or another order", k.name, len(driven), len(byOrder))
 		}
 		if k.q.Search != "" {
 			// Testing the listing's records by text first, whether the page fills, the listing ends or

@@ -41,6 +41,7 @@ type Store struct {
 	searches   *fairshare.Gate   // one search at a time per workspace
 	readLimit  time.Duration     // longest a listing may run, whatever the caller's deadline
 	driveMax   int               // see driveMax; tests lower it to take the other path
+	lookupMax  int               // see lookupMax; tests lower it to take the other path
 	scanMax    int               // see scanMax; tests lower it to take the other path
 	claimAfter map[string]string // per queue, the workspace its last fair claim ended on (queue_fair.go); the writer's
 
@@ -138,7 +139,7 @@ func open(ctx context.Context, path string, busy time.Duration, mode Mode) (*Sto
 		w.Close()
 		return nil, openError(path, err)
 	}
-	s := &Store{w: w, wc: newStmtCache(w), path: path, now: time.Now, busy: busy, searches: fairshare.NewSearchGate(searchReaders), signals: fairshare.NewSignalGate(), readLimit: readLimit, driveMax: driveMax, scanMax: scanMax,
+	s := &Store{w: w, wc: newStmtCache(w), path: path, now: time.Now, busy: busy, searches: fairshare.NewSearchGate(searchReaders), signals: fairshare.NewSignalGate(), readLimit: readLimit, driveMax: driveMax, lookupMax: lookupMax, scanMax: scanMax,
 		role: mode, turn: openTurn(path, mode),
 		lead: make(chan struct{}, 1), nums: map[core.ID]int64{}, quit: make(chan struct{}), stopped: make(chan struct{}),
 		resolved: newResolved(), kick: make(chan struct{}, 1), urgent: make(chan struct{}, 1), indexed: make(chan struct{}), checkpointed: make(chan struct{}),

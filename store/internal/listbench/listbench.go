@@ -5,6 +5,7 @@
 package listbench
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -184,32 +185,49 @@ func Page(q core.ListQuery) core.ListQuery {
 	return q
 }
 
-// Timing is the p50 of one case's first page.
+// Timing is the p50 and the slowest of one case's first page.
 type Timing struct {
-	Name string
-	P50  time.Duration
+	Name     string
+	P50, Max time.Duration
 }
 
 // Measure times the first page of every case rounds times through list and returns each case's p50, and
-// the index of the slowest.
+// the index of the slowest. The rounds take every case in turn, so that a moment of load on a shared
+// machine costs each case a round rather than a case all of its rounds.
 func Measure(cases []Case, rounds int, list func(core.ListQuery) error) ([]Timing, int, error) {
-	out := make([]Timing, len(cases))
-	worst := 0
-	for i, k := range cases {
-		times := make([]time.Duration, 0, rounds)
-		q := Page(k.Q)
-		for range rounds {
+	times := make([][]time.Duration, len(cases))
+	for range rounds {
+		for i, k := range cases {
+			q := Page(k.Q)
 			t0 := time.Now()
 			if err := list(q); err != nil {
 				return nil, 0, fmt.Errorf("%s: %w", k.Name, err)
 			}
-			times = append(times, time.Since(t0))
+			times[i] = append(times[i], time.Since(t0))
 		}
-		slices.Sort(times)
-		out[i] = Timing{k.Name, times[len(times)/2]}
+	}
+	out := make([]Timing, len(cases))
+	worst := 0
+	for i, k := range cases {
+		slices.Sort(times[i])
+		out[i] = Timing{k.Name, times[i][len(times[i])/2], times[i][len(times[i])-1]}
 		if out[i].P50 > out[worst].P50 {
 			worst = i
 		}
 	}
 	return out, worst, nil
 }
+
+// Slowest names the n cases of the highest p50, the slowest first, with their p50 and slowest round in ms:
+// the line a benchmark logs so that a report names the listing behind its max-p50-ms.
+func Slowest(times []Timing, n int) string {
+	byP50 := slices.Clone(times)
+	slices.SortStableFunc(byP50, func(a, b Timing) int { return cmp.Compare(b.P50, a.P50) })
+	parts := make([]string, 0, n)
+	for _, t := range byP50[:min(n, len(byP50))] {
+		parts = append(parts, fmt.Sprintf("%s p50 %.1f ms (slowest round %.1f)", t.Name, ms(t.P50), ms(t.Max)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
