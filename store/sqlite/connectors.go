@@ -72,7 +72,7 @@ func (s *Store) ConnectorStatuses(ctx context.Context, ws core.ID) ([]core.Conne
 
 // PutImportRun inserts a run or updates it by id; a run id of another workspace is not touched (not found).
 func (s *Store) PutImportRun(ctx context.Context, run core.ImportRun, events ...core.QueueItem) error {
-	return s.write(ctx, "put import run", func(tx *wtx) error {
+	err := s.write(ctx, "put import run", func(tx *wtx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO import_runs(id, workspace_id, connector, file, status, rows, created,
 			duplicates, failed, error, started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (id) DO UPDATE SET connector = excluded.connector, file = excluded.file, status = excluded.status,
@@ -86,6 +86,13 @@ func (s *Store) PutImportRun(ctx context.Context, run core.ImportRun, events ...
 		}
 		return s.enqueue(tx, events)
 	})
+	if err == nil && run.Created > 0 && !run.FinishedAt.IsZero() {
+		select {
+		case s.restat <- struct{}{}:
+		default:
+		}
+	}
+	return err
 }
 
 const importRunCols = `id, workspace_id, connector, file, status, rows, created, duplicates, failed, error, started_at, finished_at`

@@ -99,7 +99,8 @@ func (s *Store) take() []*writeReq {
 	return batch
 }
 
-// maintain refreshes the planner's statistics now and then until Close.
+// maintain refreshes the planner's statistics now and then, and after an import that created records,
+// until Close.
 func (s *Store) maintain() {
 	defer close(s.stopped)
 	tick := time.NewTicker(optimizeEvery)
@@ -107,6 +108,10 @@ func (s *Store) maintain() {
 	for {
 		select {
 		case <-tick.C:
+			s.write(housekeeping(), "optimize", optimize)
+		case <-s.restat:
+			// An import can grow a workspace tenfold in minutes; its listings should not plan with the
+			// statistics of before until the next hour.
 			s.write(housekeeping(), "optimize", optimize)
 		case <-s.quit:
 			return

@@ -65,3 +65,54 @@ func TestOptimizeReloadsStatistics(t *testing.T) {
 		t.Errorf("the scratch table left behind (%d, %v)", n, err)
 	}
 }
+
+// TestFinishedImportRefreshesStatistics checks that an import that created records has the planner's
+// statistics refreshed soon after it finishes, not at the next hourly run.
+func TestFinishedImportRefreshesStatistics(t *testing.T) {
+	ctx := t.Context()
+	st, err := Open(ctx, filepath.Join(t.TempDir(), "import.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ws := core.Workspace{ID: core.NewID(), Name: "import", Plan: core.PlanBusiness, CreatedAt: time.Now()}
+	if err := st.CreateWorkspace(ctx, ws); err != nil {
+		t.Fatal(err)
+	}
+	stats := func() int {
+		var n int
+		if err := st.w.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_stat1 WHERE idx = 'records_listing'`).Scan(&n); err != nil {
+			return 0 // no statistics table yet
+		}
+		return n
+	}
+	if stats() != 0 {
+		t.Skip("the empty store already has statistics of the listing index")
+	}
+	run := core.ImportRun{ID: core.NewID(), Workspace: ws.ID, Connector: "csv", File: "a.csv", Status: "running", StartedAt: time.Now()}
+	if err := st.PutImportRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	base := time.Now().Add(-time.Hour)
+	batch := make([]core.NewRecord, 0, 3000)
+	for j := range 3000 {
+		at := base.Add(time.Duration(j) * time.Millisecond)
+		batch = append(batch, core.NewRecord{ID: core.NewIDAt(at), Type: core.RecordFeedback, Title: fmt.Sprintf("r%d", j),
+			Status: core.StatusTriage, Source: "CSV", CreatedAt: at, UpdatedAt: at})
+	}
+	if _, err := st.CreateRecords(ctx, ws.ID, batch); err != nil {
+		t.Fatal(err)
+	}
+	if stats() != 0 {
+		t.Fatal("statistics appeared before the import finished")
+	}
+	run.Status, run.Rows, run.Created, run.FinishedAt = "succeeded", 3000, 3000, time.Now()
+	if err := st.PutImportRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); stats() == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no statistics of the listing index 10 s after the import finished")
+		}
+	}
+}

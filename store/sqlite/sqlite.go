@@ -53,6 +53,7 @@ type Store struct {
 	lead         chan struct{} // capacity 1: held by the write running the writer's current transaction
 	quit         chan struct{} // closed by Close, ends maintain
 	stopped      chan struct{} // closed when maintain has ended
+	restat       chan struct{} // capacity 1: an import finished, refresh the planner's statistics (group.go)
 	kick         chan struct{} // capacity 1: full-text entries were queued (indexer.go)
 	urgent       chan struct{} // capacity 1: the queue is long, drain it now
 	indexed      chan struct{} // closed when the indexer has ended
@@ -141,7 +142,7 @@ func open(ctx context.Context, path string, busy time.Duration, mode Mode) (*Sto
 	}
 	s := &Store{w: w, wc: newStmtCache(w), path: path, now: time.Now, busy: busy, searches: fairshare.NewSearchGate(searchReaders), signals: fairshare.NewSignalGate(), readLimit: readLimit, driveMax: driveMax, lookupMax: lookupMax, scanMax: scanMax,
 		role: mode, turn: openTurn(path, mode),
-		lead: make(chan struct{}, 1), nums: map[core.ID]int64{}, quit: make(chan struct{}), stopped: make(chan struct{}),
+		lead: make(chan struct{}, 1), nums: map[core.ID]int64{}, quit: make(chan struct{}), stopped: make(chan struct{}), restat: make(chan struct{}, 1),
 		resolved: newResolved(), kick: make(chan struct{}, 1), urgent: make(chan struct{}, 1), indexed: make(chan struct{}), checkpointed: make(chan struct{}),
 		outboxKick: make(chan struct{}, 1), outboxMoved: make(chan struct{})}
 	s.Views = jobqueue.Views{Q: s}
