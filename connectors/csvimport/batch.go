@@ -58,9 +58,8 @@ type batch struct {
 	done chan struct{} // closed when res, err, start and end are set
 	res  []core.BatchResult
 	err  error
-	// start and end bound the batch's write, zero when nothing was written; held is when the store began
-	// it after any wait for its writer, zero when the store does not say.
-	start, end, held time.Time
+	// start and end bound the batch's write, zero when nothing was written.
+	start, end time.Time
 }
 
 func (b *batch) size() int { return len(b.subs) + len(b.bad) }
@@ -232,10 +231,9 @@ func (im *importer) send(ctx context.Context) error {
 		go func() {
 			defer close(b.done)
 			defer recovery.Guard(im.opts.Log, "csv: write batch", &b.err)
-			var clock core.WriteClock
 			b.start = time.Now()
-			b.res, b.err = im.write(core.WithWriteClock(ctx, &clock), b.subs)
-			b.end, b.held = time.Now(), clock.Began()
+			b.res, b.err = im.write(ctx, b.subs)
+			b.end = time.Now()
 		}()
 	}
 	return nil
@@ -266,9 +264,8 @@ func (im *importer) drain(ctx context.Context, n int) error {
 // daemon included, waits for it. So the batch size follows how long the last write took: halved while
 // one takes longer than batchTime, doubled back towards opts.BatchSize while one takes less than a
 // quarter of it. On a quiet machine batches stay full; on a busy one they shrink until a write again takes
-// about batchTime. A batch is charged only for its own write: from when the store began it, after waiting
-// for the writer (behind the batch before it, the store's index drains, other writers), or, where the
-// store does not say, from its start or the previous batch's end, whichever is later.
+// about batchTime. A write's time counts from its start or the previous batch's end, whichever is later,
+// so that a batch queued behind the one before it is not charged for that one's write.
 const (
 	batchTime = 100 * time.Millisecond
 	minBatch  = 100
@@ -280,9 +277,6 @@ func (im *importer) fit(b *batch) {
 		return
 	}
 	took := b.end.Sub(later(b.start, im.lastEnd))
-	if !b.held.IsZero() {
-		took = b.end.Sub(b.held)
-	}
 	im.lastEnd = later(b.end, im.lastEnd)
 	switch {
 	case took > batchTime:

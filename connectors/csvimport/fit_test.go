@@ -49,21 +49,6 @@ func TestBatchSizeFollowsWriteTime(t *testing.T) {
 		t.Errorf("a quick batch queued behind another: size %d, want 1000 (charged for the other's write)", im.size)
 	}
 
-	// A batch that the store began after waiting 500 ms for its writer (behind an index drain), and that
-	// then took 20 ms, is charged the 20 ms; one that held the writer 150 ms, the 150 ms.
-	waited := &batch{start: at, held: at.Add(500 * time.Millisecond), end: at.Add(520 * time.Millisecond)}
-	im.fit(waited)
-	if im.size != 1000 {
-		t.Errorf("a quick batch that waited for the writer: size %d, want 1000", im.size)
-	}
-	at = waited.end
-	slow := &batch{start: at, held: at.Add(time.Millisecond), end: at.Add(151 * time.Millisecond)}
-	im.fit(slow)
-	if im.size != 500 {
-		t.Errorf("a batch that held the writer 150 ms: size %d, want 500", im.size)
-	}
-	at = slow.end
-
 	// A configured size below minBatch is the floor itself; a batch that wrote nothing changes nothing.
 	small := &importer{opts: Options{BatchSize: 3}, size: 3}
 	small.fit(&batch{start: at, end: at.Add(time.Second)})

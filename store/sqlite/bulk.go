@@ -19,7 +19,6 @@ const bulkRows = 100
 func (s *Store) CreateRecords(ctx context.Context, ws core.ID, rs []core.NewRecord) ([]core.BulkResult, error) {
 	out := make([]core.BulkResult, len(rs))
 	err := s.write(ctx, "create records", func(tx *wtx) error {
-		core.WriteBegins(ctx) // the writer is ours from here: the importer's batch sizing counts from now
 		w := s.newRecordWriter(tx, ws)
 		if _, err := w.workspace(); err != nil {
 			return err

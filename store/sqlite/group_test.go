@@ -206,36 +206,3 @@ func holdWriter(t *testing.T, st *Store) (release func() error) {
 		return <-done
 	}
 }
-
-// TestCreateRecordsTellsWhenItHeldTheWriter: a bulk write queued behind another write reports, through
-// the context's WriteClock, when it began after that wait, so that the importer charges it only its own
-// write.
-func TestCreateRecordsTellsWhenItHeldTheWriter(t *testing.T) {
-	ctx := t.Context()
-	st := openT(t, filepath.Join(t.TempDir(), "clock.db"))
-	ws := core.Workspace{ID: core.NewID(), Name: "c", Plan: core.PlanBusiness, CreatedAt: time.Now()}
-	if err := st.CreateWorkspace(ctx, ws); err != nil {
-		t.Fatal(err)
-	}
-	release := holdWriter(t, st)
-	var clock core.WriteClock
-	done := make(chan error, 1)
-	start := time.Now()
-	go func() {
-		at := time.Now()
-		_, err := st.CreateRecords(core.WithWriteClock(ctx, &clock), ws.ID, []core.NewRecord{{ID: core.NewIDAt(at),
-			Type: core.RecordFeedback, Title: "t", SearchText: "t", Status: core.StatusTriage, Source: "API", CreatedAt: at, UpdatedAt: at}})
-		done <- err
-	}()
-	time.Sleep(100 * time.Millisecond)
-	released := time.Now()
-	if err := release(); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	if began := clock.Began(); began.Before(released) {
-		t.Errorf("the bulk write began %v after it was called, before the writer was free (%v)", began.Sub(start), released.Sub(start))
-	}
-}

@@ -96,10 +96,7 @@ func (s *Store) FlushIndex(ctx context.Context) error {
 			chunk = s.indexChunk.Load()
 		}
 		var took time.Duration // the statements' time; the commit adds a fraction of it
-		// In a transaction of its own: a write grouped with a drain would wait for the drain's commit, and
-		// an import's batch sizing (which times each batch from its start to its commit) would be charged
-		// for it.
-		err := s.writeSolo(ctx, "index", func(tx *wtx) error {
+		err := s.write(ctx, "index", func(tx *wtx) error {
 			began := time.Now()
 			defer func() { took = time.Since(began) }()
 			// A drained entry no longer marks its record as uncounted.
