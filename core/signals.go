@@ -145,3 +145,88 @@ func TopCompanies(c map[string]int) (top []string, total int) {
 	}
 	return out, len(c)
 }
+
+// CompanyTally sums each of a store's top themes' company rows per company id, for CompanyParts. Themes
+// are numbered as in the list later given to CompanyParts.
+type CompanyTally struct {
+	index map[string]int // company id -> its position in IDs
+	IDs   []string       // the distinct company ids added, for the name look-up
+	sums  []map[int]int  // per theme: company position -> insights
+}
+
+// NewCompanyTally makes a tally for themes themes.
+func NewCompanyTally(themes int) *CompanyTally {
+	t := &CompanyTally{index: map[string]int{}, sums: make([]map[int]int, themes)}
+	for i := range t.sums {
+		t.sums[i] = map[int]int{}
+	}
+	return t
+}
+
+// Add counts n insights of company id under theme number theme. A blank id (no company) is left out, as
+// a join to the companies would leave it; id may be a driver's reused buffer.
+func (t *CompanyTally) Add(theme int, id []byte, n int) {
+	if len(id) == 0 {
+		return
+	}
+	k, ok := t.index[string(id)]
+	if !ok {
+		k = len(t.IDs)
+		t.IDs = append(t.IDs, string(id))
+		t.index[t.IDs[k]] = k
+	}
+	t.sums[theme][k] += n
+}
+
+// CompanyParts sums each theme's companies by name (two companies may share one; an id missing from
+// names is left out), ranks them most insights first, then by name, and returns the first
+// MaxSignalCompanies of each theme ('C') and their count ('K'), as AssembleThemeSignals takes them.
+func (t *CompanyTally) CompanyParts(themes []string, names map[string]string) []ThemePart {
+	nameOf := make([]int, len(t.IDs)) // company position -> name position, -1 when it has none
+	index := map[string]int{}
+	var list []string
+	for k, id := range t.IDs {
+		name, ok := names[id]
+		if !ok {
+			nameOf[k] = -1
+			continue
+		}
+		n, ok := index[name]
+		if !ok {
+			n = len(list)
+			list = append(list, name)
+			index[name] = n
+		}
+		nameOf[k] = n
+	}
+	type named struct{ name, n int }
+	var out []ThemePart
+	var ranked []named
+	byName := map[int]int{}
+	for i, sums := range t.sums {
+		clear(byName)
+		for k, n := range sums {
+			if nm := nameOf[k]; nm >= 0 {
+				byName[nm] += n
+			}
+		}
+		if len(byName) == 0 {
+			continue
+		}
+		ranked = ranked[:0]
+		for nm, n := range byName {
+			ranked = append(ranked, named{nm, n})
+		}
+		sort.Slice(ranked, func(a, b int) bool {
+			if ranked[a].n != ranked[b].n {
+				return ranked[a].n > ranked[b].n
+			}
+			return list[ranked[a].name] < list[ranked[b].name]
+		})
+		for _, r := range ranked[:min(len(ranked), MaxSignalCompanies)] {
+			out = append(out, ThemePart{Part: "C", Theme: themes[i], Value: list[r.name], N: r.n})
+		}
+		out = append(out, ThemePart{Part: "K", Theme: themes[i], N: len(ranked)})
+	}
+	return out
+}
