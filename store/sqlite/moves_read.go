@@ -109,8 +109,10 @@ func addHistory(ctx context.Context, tx *wtx, ws, id core.ID, h core.HistoryEntr
 	if err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO record_history(workspace_id, record_id, at, actor, action, changes)
-		VALUES (?, ?, ?, ?, ?, ?)`, ws, id, ms(h.At), h.Actor.String(), h.Action, string(ch))
+	// seq orders a record's entries (migration 0028): the next after the record's last.
+	_, err = tx.ExecContext(ctx, `INSERT INTO record_history(workspace_id, record_id, seq, at, actor, action, changes)
+		VALUES (?1, ?2, (SELECT coalesce(max(seq), 0) + 1 FROM record_history WHERE record_id = ?2), ?3, ?4, ?5, ?6)`,
+		ws, id, ms(h.At), h.Actor.String(), h.Action, string(ch))
 	return err
 }
 
