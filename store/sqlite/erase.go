@@ -330,8 +330,8 @@ func scrubHanging(tx *wtx, ws core.ID, sc *core.Scrubber, in string, args []any)
 			return nil, err
 		}
 		type row struct {
-			id, rec string
-			vals    []any
+			id   string
+			vals []any
 		}
 		var ups []row
 		for rows.Next() {
@@ -347,7 +347,7 @@ func scrubHanging(tx *wtx, ws core.ID, sc *core.Scrubber, in string, args []any)
 				rows.Close()
 				return nil, err
 			}
-			r, diff := row{id: id, rec: rec}, false
+			r, diff := row{id: id}, false
 			for _, v := range vals {
 				nv := sc.Text(v)
 				diff = diff || nv != v
@@ -364,9 +364,8 @@ func scrubHanging(tx *wtx, ws core.ID, sc *core.Scrubber, in string, args []any)
 		}
 		set := strings.Join(t.cols, " = ?, ") + " = ?"
 		for _, r := range ups {
-			// By record too: record_history's key is (record_id, seq).
-			if _, err := tx.ExecContext(tx.ctx, `UPDATE `+t.table+` SET `+set+` WHERE workspace_id = ? AND record_id = ? AND `+t.keyCol()+` = ?`,
-				append(r.vals, ws, r.rec, r.id)...); err != nil {
+			if _, err := tx.ExecContext(tx.ctx, `UPDATE `+t.table+` SET `+set+` WHERE workspace_id = ? AND `+t.keyCol()+` = ?`,
+				append(r.vals, ws, r.id)...); err != nil {
 				return nil, err
 			}
 		}

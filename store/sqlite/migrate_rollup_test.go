@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,7 +15,19 @@ import (
 // TestThemeRollupMigration builds a database just before the theme roll-up, with insights already stored,
 // then opens it: the migration must fill the roll-up so that signals equal a roll-up from scratch.
 func TestThemeRollupMigration(t *testing.T) {
-	before := migrationBefore(t, "theme_rollup")
+	migs, err := migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := -1
+	for i, m := range migs {
+		if strings.Contains(m.Name, "theme_rollup") {
+			before = i
+		}
+	}
+	if before < 0 {
+		t.Fatal("no theme roll-up migration")
+	}
 	path := filepath.Join(t.TempDir(), "old.db")
 	db, exec := oldDatabase(t, path, before)
 	ws, acme, globex := core.NewID(), core.NewID(), core.NewID()

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -112,21 +111,4 @@ func oldDatabase(t *testing.T, path string, version int) (*sql.DB, func(q string
 		exec(`INSERT INTO schema_migrations VALUES (?, ?, 0)`, m.Version, m.Name)
 	}
 	return db, exec
-}
-
-// migrationBefore is the index of the migration whose name contains name: oldDatabase(t, path, it) builds
-// the schema just before it.
-func migrationBefore(t *testing.T, name string) int {
-	t.Helper()
-	migs, err := migrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, m := range migs {
-		if strings.Contains(m.Name, name) {
-			return i
-		}
-	}
-	t.Fatalf("no %s migration", name)
-	return -1
 }

@@ -109,11 +109,8 @@ func addHistory(ctx context.Context, tx *wtx, ws, id core.ID, h core.HistoryEntr
 	if err != nil {
 		return err
 	}
-	// seq orders a record's entries (migration 0028): the next after the record's last.
-	// Plain parameters: the driver looks up the name of a numbered one (?2) on every bind.
-	_, err = tx.ExecContext(ctx, `INSERT INTO record_history(workspace_id, record_id, seq, at, actor, action, changes)
-		VALUES (?, ?, (SELECT coalesce(max(seq), 0) + 1 FROM record_history WHERE record_id = ?), ?, ?, ?, ?)`,
-		ws, id, id, ms(h.At), h.Actor.String(), h.Action, string(ch))
+	_, err = tx.ExecContext(ctx, `INSERT INTO record_history(workspace_id, record_id, at, actor, action, changes)
+		VALUES (?, ?, ?, ?, ?, ?)`, ws, id, ms(h.At), h.Actor.String(), h.Action, string(ch))
 	return err
 }
 
