@@ -9,9 +9,9 @@ import (
 	"github.com/feedbridge/feedbridge/core"
 )
 
-// TestMoveStatusReturnsTheRecordRead: the record a move returns is built from its UPDATE's RETURNING and
-// the history row, not read; it must equal a read of the record before the move, labels, tags, links and
-// accounts included, and a read after it must show the move alone.
+// TestMoveStatusReturnsTheRecordRead: the record a move returns (the record as it was before the move)
+// must equal a read of it, labels, tags, links and accounts included; a read after it must show the move
+// alone, with one history entry; the same move again, or one from a stale version, moves nothing.
 func TestMoveStatusReturnsTheRecordRead(t *testing.T) {
 	st := openT(t, filepath.Join(t.TempDir(), "move.db"))
 	svc := core.NewService(st, core.Options{})
