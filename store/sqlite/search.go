@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"slices"
 	"strings"
@@ -113,7 +114,9 @@ func (s *Store) scanFirst(ctx context.Context, f filter, term string, asc bool, 
 		return nil, false, err
 	}
 	// The text is read only for the records that pass the filter; the rows stop being read once the page is full.
-	rows, err := s.sq.QueryContext(ctx, `SELECT r.seq, r.id, `+contains+` FROM records r WHERE `+strings.Join(f.where, " AND ")+
+	// The id is read only for a match: a term common in the index but not in the text tests every row of
+	// the budget, and a string for each of them was most of the garbage a search made.
+	rows, err := s.sq.QueryContext(ctx, `SELECT r.seq, CASE WHEN `+contains+` THEN r.id END FROM records r WHERE `+strings.Join(f.where, " AND ")+
 		f.orderBy(asc)+` LIMIT ?`, append(append([]any{term}, f.args...), budget)...)
 	if err != nil {
 		return nil, false, err
@@ -124,14 +127,13 @@ func (s *Store) scanFirst(ctx context.Context, f filter, term string, asc bool, 
 	tested := 0
 	for len(seqs) < limit && rows.Next() {
 		var seq int64
-		var id core.ID
-		var hit bool
-		if err := rows.Scan(&seq, &id, &hit); err != nil {
+		var id sql.NullString
+		if err := rows.Scan(&seq, &id); err != nil {
 			return nil, false, err
 		}
 		tested++
-		if hit {
-			rank[id] = len(seqs)
+		if id.Valid {
+			rank[core.ID(id.String)] = len(seqs)
 			seqs = append(seqs, seq)
 		}
 	}
