@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"slices"
 	"strings"
@@ -114,9 +113,7 @@ func (s *Store) scanFirst(ctx context.Context, f filter, term string, asc bool, 
 		return nil, false, err
 	}
 	// The text is read only for the records that pass the filter; the rows stop being read once the page is full.
-	// The id is read only for a match: a term common in the index but not in the text tests every row of
-	// the budget, and a string for each of them was most of the garbage a search made.
-	rows, err := s.sq.QueryContext(ctx, `SELECT r.seq, CASE WHEN `+contains+` THEN r.id END FROM records r WHERE `+strings.Join(f.where, " AND ")+
+	rows, err := s.sq.QueryContext(ctx, `SELECT r.seq, r.id, `+contains+` FROM records r WHERE `+strings.Join(f.where, " AND ")+
 		f.orderBy(asc)+` LIMIT ?`, append(append([]any{term}, f.args...), budget)...)
 	if err != nil {
 		return nil, false, err
@@ -127,13 +124,14 @@ func (s *Store) scanFirst(ctx context.Context, f filter, term string, asc bool, 
 	tested := 0
 	for len(seqs) < limit && rows.Next() {
 		var seq int64
-		var id sql.NullString
-		if err := rows.Scan(&seq, &id); err != nil {
+		var id core.ID
+		var hit bool
+		if err := rows.Scan(&seq, &id, &hit); err != nil {
 			return nil, false, err
 		}
 		tested++
-		if id.Valid {
-			rank[core.ID(id.String)] = len(seqs)
+		if hit {
+			rank[id] = len(seqs)
 			seqs = append(seqs, seq)
 		}
 	}
