@@ -63,6 +63,19 @@ func (s *Store) ClaimFair(ctx context.Context, queue, worker string, n int, leas
 	return out, nil
 }
 
+// fairNextWorkspace (queue, after, now) finds the next workspace after the given one with due items of
+// queue. fairWorkspaceHeads (queue, workspace, now, n) lists the seq of a workspace's oldest due items
+// whose key has no earlier pending item. Both read queue_items_due, which holds the insight queue only.
+const (
+	fairNextWorkspace = `SELECT workspace_id FROM queue_items WHERE queue = ? AND state = 'queued'
+		AND workspace_id > ? AND run_at <= ? ORDER BY workspace_id LIMIT 1`
+	fairWorkspaceHeads = `SELECT q.seq FROM queue_items q WHERE q.queue = ?
+		AND q.state = 'queued' AND q.workspace_id = ? AND q.run_at <= ?
+		AND (q.order_key = '' OR NOT EXISTS (SELECT 1 FROM queue_items e WHERE e.queue = q.queue
+			AND e.order_key <> '' AND e.order_key = q.order_key AND e.seq < q.seq AND e.state <> 'failed'))
+		ORDER BY q.run_at, q.seq LIMIT ?`
+)
+
 // fairHeads picks up to n due queued items of queue: the next workspaces with due items after the one the
 // last claim of queue ended on (wrapping around), then the oldest items of each, dealt out in turn. An
 // item with an earlier pending item of its key waits for it, as in ClaimItems; the order_key <> ” that
@@ -70,8 +83,7 @@ func (s *Store) ClaimFair(ctx context.Context, queue, worker string, n int, leas
 func (s *Store) fairHeads(ctx context.Context, tx *wtx, queue string, now int64, n int) ([]int64, error) {
 	next := func(after string) (string, error) {
 		var ws string
-		err := tx.QueryRowContext(ctx, `SELECT workspace_id FROM queue_items WHERE queue = ? AND state = 'queued'
-			AND workspace_id > ? AND run_at <= ? ORDER BY workspace_id LIMIT 1`, queue, after, now).Scan(&ws)
+		err := tx.QueryRowContext(ctx, fairNextWorkspace, queue, after, now).Scan(&ws)
 		if err == sql.ErrNoRows {
 			return "", nil
 		}
@@ -83,11 +95,7 @@ func (s *Store) fairHeads(ctx context.Context, tx *wtx, queue string, now int64,
 	}
 	heads := make([][]int64, len(wss))
 	for i, ws := range wss {
-		if heads[i], err = int64Column(tx.QueryContext(ctx, `SELECT q.seq FROM queue_items q WHERE q.queue = ?
-			AND q.state = 'queued' AND q.workspace_id = ? AND q.run_at <= ?
-			AND (q.order_key = '' OR NOT EXISTS (SELECT 1 FROM queue_items e WHERE e.queue = q.queue
-				AND e.order_key <> '' AND e.order_key = q.order_key AND e.seq < q.seq AND e.state <> 'failed'))
-			ORDER BY q.run_at, q.seq LIMIT ?`, queue, ws, now, n)); err != nil {
+		if heads[i], err = int64Column(tx.QueryContext(ctx, fairWorkspaceHeads, queue, ws, now, n)); err != nil {
 			return nil, err
 		}
 	}
