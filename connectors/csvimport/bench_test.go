@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -68,6 +70,7 @@ func benchImport(b *testing.B, backend string, data benchData) {
 		return rawInsert(b, filepath.Join(dir, name), *benchRows, data.raw())
 	}
 	tenths := make([]time.Duration, 10)
+	var ioTenths [10]procIO
 	for i := 0; b.Loop(); i++ {
 		rawTime += raw(fmt.Sprintf("raw-%d-before.db", i))
 		svc, ws, _ := benchService(b, backend, filepath.Join(dir, fmt.Sprintf("import-%d.db", i)))
@@ -86,6 +89,8 @@ func benchImport(b *testing.B, backend string, data benchData) {
 		importTime += clock.total()
 		for t, d := range clock.tenths {
 			tenths[t] += d
+			ioTenths[t].written += clock.ioTenths[t].written
+			ioTenths[t].reads += clock.ioTenths[t].reads
 		}
 		stop()
 		if err != nil || run.Created != *benchRows {
@@ -106,6 +111,13 @@ func benchImport(b *testing.B, backend string, data benchData) {
 		b.ReportMetric(tenth/d.Seconds(), fmt.Sprintf("tenth-%02d-rows/s", t+1))
 	}
 	b.ReportMetric(tenths[0].Seconds()/tenths[9].Seconds(), "last-tenth-ratio")
+	if backend == "sqlite" && ioTenths[9].written > 0 {
+		// Load-independent: 4 KiB pages written and read calls per row, first and last tenth.
+		for _, t := range []int{0, 9} {
+			b.ReportMetric(float64(ioTenths[t].written)/4096/tenth, fmt.Sprintf("tenth-%02d-pages-written/row", t+1))
+			b.ReportMetric(float64(ioTenths[t].reads)/tenth, fmt.Sprintf("tenth-%02d-reads/row", t+1))
+		}
+	}
 }
 
 // tenthClock times each tenth of an import's rows from the importer's progress reports, which come after
@@ -115,15 +127,28 @@ type tenthClock struct {
 	start  time.Time
 	ends   [10]time.Time
 	tenths [10]time.Duration
+	// The process's input and output counters at the start and at each tenth's end, and what each tenth
+	// wrote and read: counts that, unlike the times, do not depend on the machine's load.
+	io0      procIO
+	ioEnds   [10]procIO
+	ioTenths [10]procIO
 }
 
-func newTenthClock(rows int) *tenthClock { return &tenthClock{rows: rows, start: time.Now()} }
+func newTenthClock(rows int) *tenthClock {
+	c := &tenthClock{rows: rows, start: time.Now()}
+	c.io0 = readProcIO()
+	return c
+}
 
 func (c *tenthClock) progress(run core.ImportRun) {
 	now := time.Now()
+	var io procIO
 	for t := range c.ends {
 		if c.ends[t].IsZero() && run.Created*10 >= (t+1)*c.rows {
-			c.ends[t] = now
+			if io == (procIO{}) {
+				io = readProcIO()
+			}
+			c.ends[t], c.ioEnds[t] = now, io
 		}
 	}
 }
@@ -132,13 +157,13 @@ func (c *tenthClock) progress(run core.ImportRun) {
 // ended together (a batch larger than a tenth) share its time evenly.
 func (c *tenthClock) done(created int) {
 	c.progress(core.ImportRun{Created: created})
-	now := time.Now()
+	now, io := time.Now(), readProcIO()
 	for t := range c.ends {
 		if c.ends[t].IsZero() || t == len(c.ends)-1 {
-			c.ends[t] = now
+			c.ends[t], c.ioEnds[t] = now, io
 		}
 	}
-	prev := c.start
+	prev, prevIO := c.start, c.io0
 	for t := 0; t < len(c.ends); {
 		n := 1
 		for t+n < len(c.ends) && c.ends[t+n].Equal(c.ends[t]) {
@@ -146,10 +171,36 @@ func (c *tenthClock) done(created int) {
 		}
 		for k := range n {
 			c.tenths[t+k] = max(c.ends[t].Sub(prev)/time.Duration(n), time.Microsecond)
+			c.ioTenths[t+k] = procIO{written: (c.ioEnds[t].written - prevIO.written) / int64(n),
+				reads: (c.ioEnds[t].reads - prevIO.reads) / int64(n)}
 		}
-		prev = c.ends[t]
+		prev, prevIO = c.ends[t], c.ioEnds[t]
 		t += n
 	}
+}
+
+// procIO is what the process has written (bytes) and how many read calls it has made, from Linux's
+// /proc/self/io; zero where that file is missing. On SQLite nearly all of it is the store's: log pages
+// written and copied back by checkpoints, and pages read outside the writer's memory map and cache.
+type procIO struct{ written, reads int64 }
+
+func readProcIO() procIO {
+	b, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		return procIO{}
+	}
+	var io procIO
+	for line := range strings.Lines(string(b)) {
+		name, value, _ := strings.Cut(strings.TrimSpace(line), ": ")
+		n, _ := strconv.ParseInt(value, 10, 64)
+		switch name {
+		case "wchar":
+			io.written = n
+		case "syscr":
+			io.reads = n
+		}
+	}
+	return io
 }
 
 func (c *tenthClock) total() time.Duration { return c.ends[9].Sub(c.start) }
@@ -289,4 +340,31 @@ func rawInsert(b testing.TB, path string, rows int, next func() rawRow) time.Dur
 		b.Fatal(err)
 	}
 	return time.Since(start)
+}
+
+// TestTenthClockCountsWrites holds that the benchmark's per-tenth write counts follow the process's own
+// writes: the tenth in which a megabyte is written counts it, the tenths around it do not.
+func TestTenthClockCountsWrites(t *testing.T) {
+	if readProcIO() == (procIO{}) {
+		t.Skip("no /proc/self/io here")
+	}
+	path := filepath.Join(t.TempDir(), "w")
+	c := newTenthClock(10)
+	for i := 1; i <= 10; i++ {
+		if i == 5 {
+			if err := os.WriteFile(path, make([]byte, 1<<20), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c.progress(core.ImportRun{Created: i})
+	}
+	c.done(10)
+	if got := c.ioTenths[4].written; got < 1<<20 {
+		t.Errorf("fifth tenth wrote %d bytes, want at least %d", got, 1<<20)
+	}
+	for _, k := range []int{3, 5} {
+		if got := c.ioTenths[k].written; got >= 1<<20 {
+			t.Errorf("tenth %d counted %d bytes written, want the fifth's megabyte only there", k+1, got)
+		}
+	}
 }
