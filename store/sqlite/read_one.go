@@ -10,9 +10,11 @@ import (
 
 // oneRecordSelect reads a record with its tags in one statement: a read of one record (every edit starts
 // with one) otherwise pays a second round trip through the driver for its tags alone. The tags come as a
-// JSON array of [id, label] pairs in their order, which no label's text can break.
-const oneRecordSelect = `SELECT ` + recordFields + `, (SELECT json_group_array(json_array(t.tag_id, l.label) ORDER BY t.pos)
-	FROM record_tags t JOIN lookups l ON l.id = t.tag_id WHERE t.record_id = r.id) FROM records r ` + recordJoins
+// JSON array of [id, label] pairs in their order, which no label's text can break. The aggregate's ORDER BY
+// opens a temporary b-tree each time it runs, so it runs only for a record that has tags (most have none).
+const oneRecordSelect = `SELECT ` + recordFields + `, CASE WHEN EXISTS (SELECT 1 FROM record_tags t WHERE t.record_id = r.id)
+	THEN (SELECT json_group_array(json_array(t.tag_id, l.label) ORDER BY t.pos)
+	FROM record_tags t JOIN lookups l ON l.id = t.tag_id WHERE t.record_id = r.id) ELSE '[]' END FROM records r ` + recordJoins
 
 // withExtra scans a row whose last columns go to extra, after what the wrapped scan reads.
 type withExtra struct {
