@@ -38,8 +38,12 @@ func (s *Store) EnqueueItems(ctx context.Context, items []core.QueueItem) error 
 }
 
 // enqueue inserts items inside a write that is already open, so that a change and the work it causes
-// commit or roll back together; events go to the outbox (outbox.go). A repeated (queue, id) is ignored:
-// enqueueing is safe to repeat.
+// commit or roll back together. A repeated (queue, id) is ignored: enqueueing is safe to repeat.
+//
+// Events are written here too, once, in the change's own transaction: the single writer commits changes
+// one after another, so the queue's seq is the commit order and the events of a record are claimed in
+// the order their changes committed. Each event's row and index entries are written in that commit and
+// never again until its delivery claims and finishes it.
 func (s *Store) enqueue(tx *wtx, items []core.QueueItem) error {
 	now := s.nowMS()
 	for _, it := range items {
@@ -50,13 +54,6 @@ func (s *Store) enqueue(tx *wtx, items []core.QueueItem) error {
 		created := now
 		if !it.CreatedAt.IsZero() {
 			created = ms(it.CreatedAt)
-		}
-		if viaOutbox(it) {
-			if err := toOutbox(tx, it, retryFor.Milliseconds(), created, now); err != nil {
-				return err
-			}
-			tx.onCommit(s.kickOutbox)
-			continue
 		}
 		if _, err := tx.ExecContext(tx.ctx, `INSERT INTO queue_items (`+queueCols+`)
 			VALUES (?, ?, ?, ?, ?, ?, 'queued', 0, '', ?, ?, NULL, '', ?, ?, ?) ON CONFLICT (queue, id) DO NOTHING`,
@@ -102,9 +99,6 @@ func (s *Store) ClaimItems(ctx context.Context, queue, worker string, n int, lea
 	out := []core.QueueItem{}
 	if n <= 0 {
 		return out, nil
-	}
-	if err := s.moveOutbox(ctx); err != nil {
-		return nil, err
 	}
 	err := s.write(ctx, "claim queue items", func(tx *wtx) error {
 		now := s.nowMS()
@@ -234,14 +228,11 @@ func (s *Store) QueueStats(ctx context.Context, queue string) (core.QueueStats, 
 	var st core.QueueStats
 	// All items are counted on the unique index alone and the failed ones through their own index, so
 	// that no pending row is read: the insight pool's gauge and the benchmarks ask often, with the queue full.
-	// Events not yet moved from the outbox are pending too; the outbox has no index on queue, but it only
-	// holds what was written since the last claim.
-	var all, waiting int
+	var all int
 	err := s.rq.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM queue_items WHERE queue = ?1),
-		(SELECT count(*) FROM queue_items INDEXED BY queue_items_failed WHERE state = 'failed' AND queue = ?1),
-		(SELECT count(*) FROM queue_outbox WHERE queue = ?1)`,
-		queue).Scan(&all, &st.Failed, &waiting)
-	st.Pending = all - st.Failed + waiting
+		(SELECT count(*) FROM queue_items INDEXED BY queue_items_failed WHERE state = 'failed' AND queue = ?1)`,
+		queue).Scan(&all, &st.Failed)
+	st.Pending = all - st.Failed
 	return st, s.fail("queue stats", err)
 }
 
@@ -259,10 +250,8 @@ func int64Column(rows *sql.Rows, err error) ([]int64, error) {
 
 // PendingQueues lists the queues holding queued or running items of kind (of ws, or of all when ws is ""), sorted.
 func (s *Store) PendingQueues(ctx context.Context, kind string, ws core.ID) ([]string, error) {
-	rows, err := s.rq.QueryContext(ctx, `SELECT queue FROM queue_items
-			WHERE kind = ?1 AND state <> 'failed' AND (?2 = '' OR workspace_id = ?2)
-		UNION SELECT queue FROM queue_outbox WHERE kind = ?1 AND (?2 = '' OR workspace_id = ?2)
-		ORDER BY queue`, kind, ws)
+	rows, err := s.rq.QueryContext(ctx, `SELECT DISTINCT queue FROM queue_items
+		WHERE kind = ? AND state <> 'failed' AND (? = '' OR workspace_id = ?) ORDER BY queue`, kind, ws, ws)
 	if err != nil {
 		return nil, s.fail("pending queues", err)
 	}

@@ -24,9 +24,6 @@ func (s *Store) ClaimFair(ctx context.Context, queue, worker string, n int, leas
 	if n <= 0 {
 		return out, nil
 	}
-	if err := s.moveOutbox(ctx); err != nil {
-		return nil, err
-	}
 	err := s.write(ctx, "claim queue items", func(tx *wtx) error {
 		now := s.nowMS()
 		seqs, err := int64Column(tx.QueryContext(ctx, `SELECT seq FROM queue_items WHERE queue = ? AND state = 'running'

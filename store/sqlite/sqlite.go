@@ -59,8 +59,6 @@ type Store struct {
 	indexed      chan struct{} // closed when the indexer has ended
 	ck           *sql.DB       // one connection that checkpoints the log (checkpoint.go)
 	checkpointed chan struct{} // closed when the checkpointer has ended
-	outboxKick   chan struct{} // capacity 1: a commit wrote to the event outbox (outbox.go)
-	outboxMoved  chan struct{} // closed when the outbox mover has ended (started with the checkpointer)
 	backlog      atomic.Int64  // full-text entries queued and not yet drained, as far as this process knows
 	indexChunk   atomic.Int64  // entries one index drain transaction moves (indexer.go)
 	resolved     *resolved     // contacts and companies committed by this process (resolved.go)
@@ -143,8 +141,7 @@ func open(ctx context.Context, path string, busy time.Duration, mode Mode) (*Sto
 	s := &Store{w: w, wc: newStmtCache(w), path: path, now: time.Now, busy: busy, searches: fairshare.NewSearchGate(searchReaders), signals: fairshare.NewSignalGate(), readLimit: readLimit, driveMax: driveMax, lookupMax: lookupMax, scanMax: scanMax,
 		role: mode, turn: openTurn(path, mode),
 		lead: make(chan struct{}, 1), nums: map[core.ID]int64{}, quit: make(chan struct{}), stopped: make(chan struct{}), restat: make(chan struct{}, 1),
-		resolved: newResolved(), kick: make(chan struct{}, 1), urgent: make(chan struct{}, 1), indexed: make(chan struct{}), checkpointed: make(chan struct{}),
-		outboxKick: make(chan struct{}, 1), outboxMoved: make(chan struct{})}
+		resolved: newResolved(), kick: make(chan struct{}, 1), urgent: make(chan struct{}, 1), indexed: make(chan struct{}), checkpointed: make(chan struct{})}
 	s.Views = jobqueue.Views{Q: s}
 	s.claimAfter = map[string]string{}
 	s.indexChunk.Store(firstIndexChunk)
@@ -189,7 +186,6 @@ func open(ctx context.Context, path string, busy time.Duration, mode Mode) (*Sto
 	ck.SetMaxOpenConns(1)
 	s.ck = ck
 	go s.checkpointer()
-	go s.outboxMover()
 	return s, nil
 }
 
@@ -282,7 +278,6 @@ func (s *Store) Close() error {
 	<-s.indexed
 	if s.ck != nil {
 		<-s.checkpointed
-		<-s.outboxMoved
 	}
 	// Wait for the transaction in progress; writes still queued behind it are answered as closed.
 	s.lead <- struct{}{}
