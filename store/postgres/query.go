@@ -180,6 +180,13 @@ func hasTrigram(s string) bool {
 // listSQL builds the listing: the filtered, ordered, limited page of records first (so that the planner
 // chooses between the listing index and the trigram index on the filters alone), then the label joins.
 func listSQL(ws core.ID, q core.ListQuery) (string, []any) {
+	walk := tagWalk(q)
+	// created is the creation date the window, the cursor and the order read: the tag entry's when the
+	// listing walks them, so that its index serves all three.
+	from, created := "records", "created_at"
+	if walk {
+		from, created = "record_tags JOIN records USING (workspace_id, type, id)", "record_tags.created_at"
+	}
 	args := []any{ws}
 	where := []string{"workspace_id = $1"}
 	add := func(cond string, v any) {
@@ -200,10 +207,10 @@ func listSQL(ws core.ID, q core.ListQuery) (string, []any) {
 		}
 	}
 	if !q.From.IsZero() {
-		add("created_at >= ?", q.From)
+		add(created+" >= ?", q.From)
 	}
 	if !q.To.IsZero() {
-		add("created_at <= ?", q.To)
+		add(created+" <= ?", q.To)
 	}
 	if !q.UpdatedSince.IsZero() {
 		add("updated_at >= ?", q.UpdatedSince)
@@ -214,7 +221,14 @@ func listSQL(ws core.ID, q core.ListQuery) (string, []any) {
 	if q.UserID != "" {
 		add("assignee_id = ?", q.UserID)
 	}
-	if len(q.TagIDs) > 0 {
+	switch {
+	case walk:
+		// The walk's tag is a condition on its entries; any other is tested on the record's array.
+		add("record_tags.tag_id = ?", q.TagIDs[0])
+		if len(q.TagIDs) > 1 {
+			add("tag_ids @> ?::text[]", fromIDs(q.TagIDs[1:]))
+		}
+	case len(q.TagIDs) > 0:
 		add("tag_ids @> ?::text[]", fromIDs(q.TagIDs))
 	}
 	moveFilters(q, add, func(cond string) { where = append(where, cond) })
@@ -226,7 +240,7 @@ func listSQL(ws core.ID, q core.ListQuery) (string, []any) {
 	if q.Asc {
 		dir, cmp = "ASC", ">"
 	}
-	cols := []string{"created_at", "id"}
+	cols := []string{created, "id"}
 	switch q.Order {
 	case core.OrderUpdated:
 		cols = []string{"updated_at", "id"}
@@ -258,10 +272,21 @@ func listSQL(ws core.ID, q core.ListQuery) (string, []any) {
 			order, outer = order+", ", outer+", "
 		}
 		order += c + " " + dir
-		outer += "r." + c + " " + dir
+		outer += "r." + c[strings.IndexByte(c, '.')+1:] + " " + dir
 	}
-	page := "(SELECT * FROM records WHERE " + strings.Join(where, " AND ") + order + " LIMIT " + strconv.Itoa(limit) + ")"
+	page := "(SELECT records.* FROM " + from + " WHERE " + strings.Join(where, " AND ") + order + " LIMIT " + strconv.Itoa(limit) + ")"
 	return selectFrom(page) + outer, args
+}
+
+// tagWalk reports whether a listing walks its first tag's entries in record_tags, newest first (or oldest),
+// instead of the records' own index testing every record's tags: for a listing by tag in creation order
+// of one type, unless it also filters by something with an index of its own (a company, a customer, a
+// link's target, a search), which can narrow the listing further than the tag. The choice is made here
+// and not by the planner, which cannot tell that a tag entry and its record share their date and so
+// takes a join of the two to be far rarer than it is.
+func tagWalk(q core.ListQuery) bool {
+	return len(q.TagIDs) > 0 && q.Type != "" && (q.Order == "" || q.Order == core.OrderCreated) &&
+		q.CompanyID == "" && q.CustomerEmailKey == "" && q.LinkedTo == "" && q.Search == ""
 }
 
 // moveFilters adds the conditions of statuses, customers and links; without a status filter Merged
