@@ -25,21 +25,15 @@ func TestRareTagListingWalksRecordTags(t *testing.T) {
 	st := pgtest.Open(t)
 	ws := workspace(t, st, 0).ID
 	pool := st.Pool()
-	for _, q := range []string{
-		`INSERT INTO records (workspace_id, id, type, title, search_text, status, source, tag_ids, created_at, updated_at)
+	if _, err := pool.Exec(ctx, `INSERT INTO records (workspace_id, id, type, title, search_text, status, source, tag_ids,
+			created_at, updated_at)
 		SELECT $1, 'a' || lpad(to_hex(g), 23, '0'), 'Feedback', 'rec ' || g, 'rec ' || g, 'Triage', 'API',
 			CASE WHEN g % 400 = 7 THEN ARRAY['rare'] WHEN g % 10 = 3 THEN ARRAY['common', 'other'] ELSE '{}' END,
-			now() - g * interval '1 minute', now() - g * interval '1 minute' FROM generate_series(1, 20000) g`,
-		`ANALYZE records`,
-		`ANALYZE record_tags`,
-	} {
-		args := []any{ws}
-		if strings.HasPrefix(q, "ANALYZE") {
-			args = nil
-		}
-		if _, err := pool.Exec(ctx, q, args...); err != nil {
-			t.Fatal(err)
-		}
+			now() - g * interval '1 minute', now() - g * interval '1 minute' FROM generate_series(1, 20000) g`, ws); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `ANALYZE records, record_tags`); err != nil {
+		t.Fatal(err)
 	}
 	var mid core.Record // the rare tag's 20th newest record, a cursor and a window's end
 	if err := pool.QueryRow(ctx, `SELECT id, created_at FROM records WHERE workspace_id = $1 AND tag_ids @> '{rare}'
