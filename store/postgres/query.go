@@ -116,7 +116,7 @@ func (s *Store) record(ctx context.Context, q querier, ws, id core.ID) (core.Rec
 // index newest first, from a rare one, best served by the trigram index. A pattern without three letters
 // or digits in a row has no trigram, and pg_trgm would read its whole index for it; such a search runs
 // with bitmap scans off, so that the choice is between the listing index (common text) and a sequential
-// scan (rare text).
+// scan (rare text). A listing that walks a tag's entries (tagWalk) runs with parallel workers off.
 //
 // Every listing runs under the store's time limit (pgx cancels the statement on the server when it ends),
 // and a workspace runs one search at a time, so one tenant's searches queue behind each other instead of
@@ -142,6 +142,25 @@ func (s *Store) Records(ctx context.Context, ws core.ID, q core.ListQuery) ([]co
 		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (core.Record, error) { return scanRecord(r) })
 		return err
 	}
+	// inTx reads under a planner setting that holds for this statement only.
+	inTx := func(set string) error {
+		err := s.inTx(ctx, "records", func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, set); err != nil {
+				return err
+			}
+			return fairshare.Err(ctx, read(tx))
+		})
+		if err == nil {
+			err = fail("records", loadMoves(ctx, s.pool, ws, out))
+		}
+		return err
+	}
+	if tagWalk(q) {
+		// Serial: a parallel walk of the tag's entries starts workers to read one page, which on a busy
+		// server costs more than the walk it shares.
+		err := inTx(`SET LOCAL max_parallel_workers_per_gather = 0`)
+		return out, err
+	}
 	if q.Search == "" || hasTrigram(q.Search) {
 		err := read(s.pool)
 		if err == nil {
@@ -149,15 +168,7 @@ func (s *Store) Records(ctx context.Context, ws core.ID, q core.ListQuery) ([]co
 		}
 		return out, fail("records", fairshare.Err(ctx, err))
 	}
-	err := s.inTx(ctx, "records", func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SET LOCAL enable_bitmapscan = off`); err != nil {
-			return err
-		}
-		return fairshare.Err(ctx, read(tx))
-	})
-	if err == nil {
-		err = fail("records", loadMoves(ctx, s.pool, ws, out))
-	}
+	err := inTx(`SET LOCAL enable_bitmapscan = off`)
 	return out, err
 }
 
