@@ -116,7 +116,7 @@ func (s *Store) record(ctx context.Context, q querier, ws, id core.ID) (core.Rec
 // index newest first, from a rare one, best served by the trigram index. A pattern without three letters
 // or digits in a row has no trigram, and pg_trgm would read its whole index for it; such a search runs
 // with bitmap scans off, so that the choice is between the listing index (common text) and a sequential
-// scan (rare text).
+// scan (rare text). A listing that walks a tag's entries (tagWalk) runs with parallel workers off.
 //
 // Every listing runs under the store's time limit (pgx cancels the statement on the server when it ends),
 // and a workspace runs one search at a time, so one tenant's searches queue behind each other instead of
@@ -142,6 +142,25 @@ func (s *Store) Records(ctx context.Context, ws core.ID, q core.ListQuery) ([]co
 		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (core.Record, error) { return scanRecord(r) })
 		return err
 	}
+	// inTx reads under a planner setting that holds for this statement only.
+	inTx := func(set string) error {
+		err := s.inTx(ctx, "records", func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, set); err != nil {
+				return err
+			}
+			return fairshare.Err(ctx, read(tx))
+		})
+		if err == nil {
+			err = fail("records", loadMoves(ctx, s.pool, ws, out))
+		}
+		return err
+	}
+	if tagWalk(q) {
+		// Serial: a parallel walk of the tag's entries starts workers to read one page, which on a busy
+		// server costs more than the walk it shares.
+		err := inTx(`SET LOCAL max_parallel_workers_per_gather = 0`)
+		return out, err
+	}
 	if q.Search == "" || hasTrigram(q.Search) {
 		err := read(s.pool)
 		if err == nil {
@@ -149,15 +168,7 @@ func (s *Store) Records(ctx context.Context, ws core.ID, q core.ListQuery) ([]co
 		}
 		return out, fail("records", fairshare.Err(ctx, err))
 	}
-	err := s.inTx(ctx, "records", func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SET LOCAL enable_bitmapscan = off`); err != nil {
-			return err
-		}
-		return fairshare.Err(ctx, read(tx))
-	})
-	if err == nil {
-		err = fail("records", loadMoves(ctx, s.pool, ws, out))
-	}
+	err := inTx(`SET LOCAL enable_bitmapscan = off`)
 	return out, err
 }
 
@@ -180,6 +191,13 @@ func hasTrigram(s string) bool {
 // listSQL builds the listing: the filtered, ordered, limited page of records first (so that the planner
 // chooses between the listing index and the trigram index on the filters alone), then the label joins.
 func listSQL(ws core.ID, q core.ListQuery) (string, []any) {
+	walk := tagWalk(q)
+	// created is the creation date the window, the cursor and the order read: the tag entry's when the
+	// listing walks them, so that its index serves all three.
+	from, created := "records", "created_at"
+	if walk {
+		from, created = "record_tags JOIN records USING (workspace_id, type, id)", "record_tags.created_at"
+	}
 	args := []any{ws}
 	where := []string{"workspace_id = $1"}
 	add := func(cond string, v any) {
@@ -200,10 +218,10 @@ func listSQL(ws core.ID, q core.ListQuery) (string, []any) {
 		}
 	}
 	if !q.From.IsZero() {
-		add("created_at >= ?", q.From)
+		add(created+" >= ?", q.From)
 	}
 	if !q.To.IsZero() {
-		add("created_at <= ?", q.To)
+		add(created+" <= ?", q.To)
 	}
 	if !q.UpdatedSince.IsZero() {
 		add("updated_at >= ?", q.UpdatedSince)
@@ -214,7 +232,14 @@ func listSQL(ws core.ID, q core.ListQuery) (string, []any) {
 	if q.UserID != "" {
 		add("assignee_id = ?", q.UserID)
 	}
-	if len(q.TagIDs) > 0 {
+	switch {
+	case walk:
+		// The walk's tag is a condition on its entries; any other is tested on the record's array.
+		add("record_tags.tag_id = ?", q.TagIDs[0])
+		if len(q.TagIDs) > 1 {
+			add("tag_ids @> ?::text[]", fromIDs(q.TagIDs[1:]))
+		}
+	case len(q.TagIDs) > 0:
 		add("tag_ids @> ?::text[]", fromIDs(q.TagIDs))
 	}
 	moveFilters(q, add, func(cond string) { where = append(where, cond) })
@@ -226,7 +251,7 @@ func listSQL(ws core.ID, q core.ListQuery) (string, []any) {
 	if q.Asc {
 		dir, cmp = "ASC", ">"
 	}
-	cols := []string{"created_at", "id"}
+	cols := []string{created, "id"}
 	switch q.Order {
 	case core.OrderUpdated:
 		cols = []string{"updated_at", "id"}
@@ -258,10 +283,21 @@ func listSQL(ws core.ID, q core.ListQuery) (string, []any) {
 			order, outer = order+", ", outer+", "
 		}
 		order += c + " " + dir
-		outer += "r." + c + " " + dir
+		outer += "r." + c[strings.IndexByte(c, '.')+1:] + " " + dir
 	}
-	page := "(SELECT * FROM records WHERE " + strings.Join(where, " AND ") + order + " LIMIT " + strconv.Itoa(limit) + ")"
+	page := "(SELECT records.* FROM " + from + " WHERE " + strings.Join(where, " AND ") + order + " LIMIT " + strconv.Itoa(limit) + ")"
 	return selectFrom(page) + outer, args
+}
+
+// tagWalk reports whether a listing walks its first tag's entries in record_tags, newest first (or oldest),
+// instead of the records' own index testing every record's tags: for a listing by tag in creation order
+// of one type, unless it also filters by something with an index of its own (a company, a customer, a
+// link's target, a search), which can narrow the listing further than the tag. The choice is made here
+// and not by the planner, which cannot tell that a tag entry and its record share their date and so
+// takes a join of the two to be far rarer than it is.
+func tagWalk(q core.ListQuery) bool {
+	return len(q.TagIDs) > 0 && q.Type != "" && (q.Order == "" || q.Order == core.OrderCreated) &&
+		q.CompanyID == "" && q.CustomerEmailKey == "" && q.LinkedTo == "" && q.Search == ""
 }
 
 // moveFilters adds the conditions of statuses, customers and links; without a status filter Merged
