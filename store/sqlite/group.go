@@ -16,9 +16,8 @@ import (
 const maxGroup = 64
 
 // A write waits its turn for the single writer. Whoever finds the writer free runs, as leader, its own
-// write and every write queued behind it in one transaction (group commit): each after the first in its
-// own savepoint, so one that fails is rolled back alone (the first by rolling back the transaction, the
-// writes after it going to the next), while the commit's page writes are paid once for the group.
+// write and every write queued behind it in one transaction (group commit): each in its own savepoint,
+// so one that fails is rolled back alone, while the commit's page writes are paid once for the group.
 // An uncontended write therefore runs at once on its caller's goroutine; under concurrent load the
 // queue turns into larger, cheaper transactions.
 type writeReq struct {
@@ -203,7 +202,7 @@ func (s *Store) group(batch []*writeReq) {
 	}
 	began := time.Now()
 	t := &wtx{raw: tx, c: s.wc, ctx: ctx}
-	ok, ran := 0, false
+	ok := 0
 	for i, r := range batch {
 		if ok > 0 && time.Since(began) > groupBudget {
 			s.requeue(batch[i:])
@@ -214,17 +213,8 @@ func (s *Store) group(batch []*writeReq) {
 			errs[i] = skipped(r)
 			continue
 		}
-		first := !ran
-		ran = true
-		if errs[i] = s.savepoint(t, r.fn, !first); errs[i] == nil {
+		if errs[i] = s.savepoint(t, r.fn, len(batch) > 1); errs[i] == nil {
 			ok++
-		} else if first {
-			// The first write runs without a savepoint: when it fails, the transaction holds nothing but
-			// its changes, so rolling the whole transaction back undoes it alone, and the writes after it
-			// go to the next transaction.
-			s.requeue(batch[i+1:])
-			batch, errs = batch[:i+1], errs[:i+1]
-			break
 		}
 	}
 	if ok > 0 {
@@ -322,11 +312,10 @@ func waited(batch []*writeReq) error {
 	return cause
 }
 
-// savepoint runs fn inside a savepoint of the group's transaction (when another write has run in it
-// before) and undoes fn's changes, queued full-text rows included, when it fails. The first write of a
-// transaction needs none: if it fails, group rolls the whole transaction back.
-func (s *Store) savepoint(t *wtx, fn func(tx *wtx) error, after bool) error {
-	if !after {
+// savepoint runs fn inside a savepoint of the group's transaction (when it is shared) and undoes fn's
+// changes, queued full-text rows included, when it fails.
+func (s *Store) savepoint(t *wtx, fn func(tx *wtx) error, shared bool) error {
+	if !shared {
 		return fn(t)
 	}
 	queued, hooks := len(t.fts), len(t.hooks)
