@@ -29,3 +29,6 @@ func ListSQL(ws core.ID, q core.ListQuery) (string, []any) { return listSQL(ws, 
 
 // BulkSQL exposes the statements of CreateRecords to the plan test.
 var BulkSQL = struct{ Table, Contacts, Insert string }{bulkTable, bulkContacts, bulkInsert}
+
+// RollupSQL adds records' insights to the theme roll-up, as the insight write does.
+const RollupSQL = rollupSQL
