@@ -16,8 +16,9 @@ import (
 
 // storeTimeout bounds each store call that records a job's outcome; they run detached from the pool's
 // context so that a result reached during shutdown is still written. Once the pool stops, a call still
-// waiting on the store gets at most shutdownGrace more: a store that does not answer must not hold up the
-// stop, and the job keeps its claim until the lease runs out, as after a crash.
+// waiting on the store gets at most the stop's grace more (PoolConfig.StopGrace, by default
+// shutdownGrace): a store that does not answer must not hold up the stop, and the job keeps its claim
+// until the lease runs out, as after a crash.
 const (
 	storeTimeout  = 10 * time.Second
 	shutdownGrace = 2 * time.Second
@@ -38,11 +39,11 @@ func storeCall(ctx context.Context) (context.Context, context.CancelFunc) {
 
 type graceKey struct{}
 
-// withStopGrace returns ctx carrying the pool's store-call context: alive while ctx is, and for
-// shutdownGrace after it ends.
-func withStopGrace(ctx context.Context) context.Context {
+// withStopGrace returns ctx carrying the pool's store-call context: alive while ctx is, and for d after
+// it ends.
+func withStopGrace(ctx context.Context, d time.Duration) context.Context {
 	grace, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	context.AfterFunc(ctx, func() { time.AfterFunc(shutdownGrace, cancel) })
+	context.AfterFunc(ctx, func() { time.AfterFunc(d, cancel) })
 	return context.WithValue(ctx, graceKey{}, grace)
 }
 

@@ -66,6 +66,7 @@ func newOutageEnv(t *testing.T, lease time.Duration) *outageEnv {
 	logger, hook := logtest.NewNullLogger()
 	cfg := fastConfig(nil)
 	cfg.Workers, cfg.Lease, cfg.Log = 1, lease, logrus.NewEntry(logger)
+	cfg.StopGrace = shutdownGrace // the stops here are timed against the default grace
 	ex := &gatedExtractor{started: make(chan struct{}, 1), gate: make(chan struct{})}
 	p, err := NewPool(st, ex, cfg)
 	if err != nil {

@@ -31,7 +31,8 @@ type PoolConfig struct {
 	Log          *logrus.Entry
 	Metrics      prometheus.Registerer // nil: metrics are kept but not registered
 	Now          func() time.Time
-	Faults       *core.Faults // nil: none kept; else the extractor is listed while its last call failed
+	Faults       *core.Faults  // nil: none kept; else the extractor is listed while its last call failed
+	StopGrace    time.Duration // how long a stop still waits on the store to write outcomes and give jobs back (default 2s)
 }
 
 // Pool drains the store's insight queue with N workers: it claims due jobs with a lease (also jobs whose
@@ -114,6 +115,9 @@ func NewPool(store Store, ex Extractor, cfg PoolConfig) (*Pool, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.StopGrace <= 0 {
+		cfg.StopGrace = shutdownGrace
+	}
 	log := cfg.Log
 	if log == nil {
 		l := logrus.New()
@@ -154,7 +158,7 @@ type claim struct {
 // jobs, and the claimed jobs no worker started, back to the queue untouched, and returns nil once every
 // worker has stopped and every finished job's write has ended.
 func (p *Pool) Run(ctx context.Context) error {
-	ctx = withStopGrace(ctx)
+	ctx = withStopGrace(ctx, p.cfg.StopGrace)
 	jobs := make(chan claim, p.cfg.Workers+reserve)
 	free := make(chan struct{}, 1) // a worker finished a job since dispatch last looked
 	results := make(chan finished, max(writesPerWorker*p.cfg.Workers, maxComplete))
@@ -197,7 +201,7 @@ func (p *Pool) Run(ctx context.Context) error {
 		stopBeat()
 		select {
 		case <-beatDone:
-		case <-time.After(shutdownGrace):
+		case <-time.After(p.cfg.StopGrace):
 		}
 	}()
 	fenced := false
@@ -268,7 +272,7 @@ func (p *Pool) dispatch(ctx context.Context, jobs chan claim, free chan struct{}
 	}
 }
 
-// claim leases up to n jobs to this pool and notes them as known. The claim outlives ctx by shutdownGrace
+// claim leases up to n jobs to this pool and notes them as known. The claim outlives ctx by the stop's grace
 // (storeCall): a claim cancelled half-way may still commit on the server (PostgreSQL's single UPDATE …
 // RETURNING) while its rows never reach us; but a claim waiting for a store that does not answer must not
 // hold up the stop. Claimed jobs reach a worker, or are given back unstarted when ctx is done.

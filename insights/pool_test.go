@@ -126,9 +126,11 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// fastConfig keeps waits short, but gives a stop a long grace: a test that checks what a stop wrote or gave
+// back must not fail because a slow machine cut the stop short.
 func fastConfig(reg prometheus.Registerer) PoolConfig {
 	return PoolConfig{Workers: 3, Lease: 10 * time.Second, PollInterval: 20 * time.Millisecond,
-		BaseBackoff: 10 * time.Millisecond, MaxBackoff: 40 * time.Millisecond, Metrics: reg}
+		BaseBackoff: 10 * time.Millisecond, MaxBackoff: 40 * time.Millisecond, Metrics: reg, StopGrace: time.Minute}
 }
 
 func TestPoolDrainsQueue(t *testing.T) {
