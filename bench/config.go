@@ -48,6 +48,7 @@ type sizes struct {
 	FairBacklog               int   // jobs of one workspace queued ahead of the fairness probes
 	ConsoleSQLite, ConsolePG  int   // records behind the console's pages on each store
 	ConsoleRounds             int   // requests per page
+	ErasureRecords            int   // one customer's records erased beside another workspace's writes, on each store
 }
 
 var modeSizes = map[string]sizes{
@@ -55,13 +56,13 @@ var modeSizes = map[string]sizes{
 		PGSearchRows: 50_000, PGSearches: 100, PGDemandLinks: 100_000, PGListingRows: 100_000, CSVRows: 10_000, EmailMessages: 300, SlackCommands: 300,
 		Extractions: 3000, LagFeedbacks: 400, DrainJobs: 5_000, LoadSeed: 5_000,
 		FairVictim: 1000, FairListings: 100, FairAttacker: []int{3_000, 10_000}, FairBacklog: 5_000,
-		ConsoleSQLite: 10_000, ConsolePG: 20_000, ConsoleRounds: 50},
+		ConsoleSQLite: 10_000, ConsolePG: 20_000, ConsoleRounds: 50, ErasureRecords: 2_000},
 	"full": {APICreates: 40, APISearches: 1000, PairRecords: 100_000, PairRequests: 2000, PGBulkBatches: 50,
 		PGSearchRows: 1_000_000, PGSearches: 400, PGDemandLinks: 1_000_000, PGListingRows: 1_000_000, SQLiteStoreRows: 1_000_000, SQLiteStoreLoops: 40,
 		CSVRows: 1_000_000, EmailMessages: 10_000, SlackCommands: 5000, Extractions: 50_000,
 		LagFeedbacks: 6000, DrainJobs: 100_000, LoadSeed: 100_000,
 		FairVictim: 5000, FairListings: 300, FairAttacker: []int{10_000, 45_000}, FairBacklog: 60_000,
-		ConsoleSQLite: 100_000, ConsolePG: 1_000_000, ConsoleRounds: 200},
+		ConsoleSQLite: 100_000, ConsolePG: 1_000_000, ConsoleRounds: 200, ErasureRecords: 10_000},
 }
 
 // allParts in the order they run.

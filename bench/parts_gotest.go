@@ -54,6 +54,7 @@ func (e *env) partAPI(ctx context.Context) *Part {
 	}
 	e.run(ctx, p, goBench{Pkg: "./store/sqlite", Bench: "^BenchmarkReadMemory$", Benchtime: "1x", Timeout: 15 * time.Minute},
 		100_000, "BenchmarkReadMemory")
+	e.runErasure(ctx, p, "./store/sqlite", nil)
 	if e.cfg.Mode == "quick" {
 		// BenchmarkSearch always fills 120,000 records first, minutes on a busy machine; quick mode measures
 		// search through the API on the smaller store of the pair part instead.
@@ -95,7 +96,18 @@ func (e *env) partPGStore(ctx context.Context) *Part {
 	if ok {
 		p.Notes = append(p.Notes, out.Logs["BenchmarkListingFilters"]...)
 	}
+	e.runErasure(ctx, p, "./store/postgres", e.pgEnv())
 	return p
+}
+
+// runErasure runs pkg's BenchmarkErasure: one customer's ErasureRecords records erased while another
+// workspace writes beside it, with the benchmark's log (the writes' counts and medians) as notes.
+func (e *env) runErasure(ctx context.Context, p *Part, pkg string, env []string) {
+	n := e.cfg.Sizes.ErasureRecords
+	if out, ok := e.run(ctx, p, goBench{Pkg: pkg, Bench: "^BenchmarkErasure$", Benchtime: "1x",
+		Env: append(env, "FEEDBRIDGE_BENCH_ERASURE_RECORDS="+strconv.Itoa(n)), Timeout: 15 * time.Minute}, n, "BenchmarkErasure"); ok {
+		p.Notes = append(p.Notes, out.Logs["BenchmarkErasure"]...)
+	}
 }
 
 // partSQLiteStore: store-level search over a million records (full mode only; the API figure covers 100k).

@@ -3,5 +3,5 @@
 package storetest
 
 // raceDetector reports a build with the race detector, which slows the store's code several times over:
-// timing limits are held only without it.
+// the tests at scale run at a fraction of their size under it.
 const raceDetector = false
