@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -207,6 +208,9 @@ func waitDrained(b *testing.B, e *benchEnv, n int64) {
 // ratio-min and ratio-max their spread; ratio-pooled is the same p99 ratio over every request of every
 // round, which one round caught in a burst of load elsewhere can move on its own. outbox-ratio is the
 // median of the rounds' p99 with the outbox alone ÷ p99 without (outbox-ratio-pooled over all requests).
+// cpu-us/req-<arm> is the process's CPU time per request of that arm (server, clients, store, delivery, and
+// whatever background work of the store falls in it), which the other load on the machine moves far less
+// than a latency.
 func BenchmarkSlowSubscriberWrites(b *testing.B) {
 	benchStores(b, func(b *testing.B, st core.Store, _ int) {
 		e := newBenchEnv(b, st, 5*time.Second)
@@ -238,16 +242,22 @@ func BenchmarkSlowSubscriberWrites(b *testing.B) {
 		}
 		var all [3][]time.Duration
 		var ratios, outboxRatios []float64
+		var cpu [3]time.Duration
 		for round := 0; b.Loop(); round++ {
 			var lat [3][]time.Duration
 			for i := range arms {
 				arm := (i + round) % len(arms)
 				arms[arm]()
+				cpu0 := processCPU()
 				lat[arm] = c.run(armFor)
+				cpu[arm] += processCPU() - cpu0
 				all[arm] = append(all[arm], lat[arm]...)
 			}
 			ratios = append(ratios, p99(lat[with])/p99(lat[without]))
 			outboxRatios = append(outboxRatios, p99(lat[outbox])/p99(lat[without]))
+		}
+		for arm, name := range [3]string{"without", "outbox", "with"} {
+			b.ReportMetric(float64(cpu[arm].Microseconds())/float64(len(all[arm])), "cpu-us/req-"+name)
 		}
 		b.ReportMetric(p99(all[without]), "p99-ms-without")
 		b.ReportMetric(p99(all[outbox]), "p99-ms-outbox")
@@ -312,6 +322,15 @@ func (p *poster) run(d time.Duration) []time.Duration {
 	}
 	wg.Wait()
 	return lat
+}
+
+// processCPU is the CPU time the process has used so far, user and system, every goroutine counted.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // median is the median of xs (sorted in place); of an even count, the mean of the middle two.

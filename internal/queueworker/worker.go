@@ -135,6 +135,10 @@ func (w *Worker) Run(ctx context.Context) {
 	work := make(chan held, capacity)
 	var inHand atomic.Int64  // claimed and not yet settled
 	var meanRun atomic.Int64 // running mean of a handler's time, in ns
+	// Until a handler has run, its speed is unknown: the worker claims for its slots alone, so that a
+	// subscriber that does not answer never has a reserve claimed, leased, and given back item by item
+	// when it has waited too long or the worker stops.
+	meanRun.Store(int64(fastHandler))
 	// A slot hands its item's store write to a settler and takes the next item: the write's round trip
 	// and commit overlap the next delivery. A done item goes to the one finisher, which removes every done
 	// item waiting for it in one write, so quick deliveries cost a commit per batch, not per item; the other

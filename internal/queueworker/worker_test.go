@@ -234,3 +234,42 @@ func TestTwoHolders(t *testing.T) {
 		}
 	})
 }
+
+// A worker whose handler has not answered yet claims only for its slots: the items beyond them stay
+// claimable by another holder, rather than leased to a reserve that waits for a subscriber that may never
+// answer.
+func TestNoReserveBeforeAnAnswer(t *testing.T) {
+	stores(t, func(t *testing.T, q core.Queue) {
+		var keys []string
+		for i := range 40 {
+			keys = append(keys, fmt.Sprintf("k%d", i))
+		}
+		enqueue(t, q, "q", keys...)
+		var inflight atomic.Int32
+		h := func(ctx context.Context, it core.QueueItem) error {
+			inflight.Add(1)
+			<-ctx.Done()
+			return ctx.Err()
+		}
+		w, err := queueworker.New(q, h, queueworker.Config{Queue: "q", Holder: "h1", Concurrency: 2, Poll: 5 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { w.Run(ctx); close(done) }()
+		defer func() { cancel(); <-done }()
+		waitFor(t, "both slots busy", func() bool { return inflight.Load() == 2 })
+		for range 20 { // let the worker look for items many times over while its slots wait
+			w.Wake()
+			time.Sleep(5 * time.Millisecond)
+		}
+		got, err := q.ClaimItems(context.Background(), "q", "h2", 100, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 38 {
+			t.Fatalf("another holder could claim %d items, want 38: the waiting worker holds %d", len(got), 40-len(got))
+		}
+	})
+}
