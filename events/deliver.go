@@ -134,7 +134,18 @@ func (m *Manager) start(e Entry) {
 	if lease <= 0 {
 		lease = e.Timeout + 20*time.Second
 	}
-	w, err := queueworker.New(m.opts.Queue, snd.send, queueworker.Config{
+	// A subscriber's success is noted as soon as it has answered, before the queue marks the item done:
+	// a status read in between must not show an empty queue beside the failure that came before.
+	deliver := func(ctx context.Context, it core.QueueItem) error {
+		err := snd.send(ctx, it)
+		if err == nil {
+			r.mu.Lock()
+			r.lastSuccess, r.failing = m.opts.Now(), false
+			r.mu.Unlock()
+		}
+		return err
+	}
+	w, err := queueworker.New(m.opts.Queue, deliver, queueworker.Config{
 		Queue: core.EventQueue(e.Name), Holder: m.opts.Holder + "/" + e.Name, Concurrency: e.Concurrency,
 		Lease: lease, Timeout: e.Timeout + time.Second, Poll: m.opts.Poll, Delay: m.opts.Delay,
 		Observer: &observer{r: r, m: m.metrics, now: m.opts.Now}, Log: log,
@@ -201,7 +212,8 @@ func (m *Manager) sample() {
 	}
 }
 
-// observer keeps a subscriber's status and metrics from its settled items.
+// observer keeps a subscriber's failures and its metrics from its settled items (its successes are noted
+// as it answers, in start).
 type observer struct {
 	r   *runner
 	m   *metrics
@@ -217,7 +229,6 @@ func (o *observer) Settled(it core.QueueItem, outcome queueworker.Outcome, err e
 	case queueworker.Done:
 		o.m.delivered.WithLabelValues(name).Inc()
 		o.m.lag.WithLabelValues(name).Observe(now.Sub(it.CreatedAt).Seconds())
-		o.r.lastSuccess, o.r.failing = now, false
 		return
 	case queueworker.Retried:
 		o.m.retried.WithLabelValues(name).Inc()
