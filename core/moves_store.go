@@ -86,13 +86,31 @@ type RecordMoves interface {
 // first, ties by name. The stores call it so that both rank alike.
 func RankAccounts(own string, linked []string) []string {
 	n := map[string]int{}
-	if own != "" {
-		n[own]++
-	}
 	for _, c := range linked {
 		if c != "" {
 			n[c]++
 		}
+	}
+	return rankAccounts(own, n)
+}
+
+// RankAccountCounts is RankAccounts of linked feedback counted by company: names[i] stands for counts[i]
+// linked feedback, and a name may come more than once (companies of the same name), so that a store can
+// count an Idea's links by company instead of reading every link.
+func RankAccountCounts(own string, names []string, counts []int64) []string {
+	n := map[string]int{}
+	for i, c := range names {
+		if c != "" {
+			n[c] += int(counts[i])
+		}
+	}
+	return rankAccounts(own, n)
+}
+
+// rankAccounts adds own to the linked feedback's count per name n and ranks the names.
+func rankAccounts(own string, n map[string]int) []string {
+	if own != "" {
+		n[own]++
 	}
 	out := make([]string, 0, len(n))
 	for c := range n {

@@ -43,20 +43,37 @@ func loadMoves(ctx context.Context, q querier, ws core.ID, recs []core.Record) e
 	if len(ideas) == 0 {
 		return nil
 	}
-	// A link keeps its feedback's company (migration 0012), so no feedback row is read here.
-	rows, err := q.Query(ctx, `SELECT l.target_id, c.name FROM record_links l
-		JOIN companies c ON c.workspace_id = l.workspace_id AND c.id = l.company_id
-		WHERE l.workspace_id = $1 AND l.target_id = ANY ($2::text[]) AND l.company_id <> ''`, ws, ideas)
+	// The links are counted by Idea and company (record_link_companies, migration 0030): the most linked
+	// Ideas, which a demand listing shows first, have many links but far fewer companies. An Idea's
+	// companies and their counts come back as one row.
+	rows, err := q.Query(ctx, `SELECT g.target_id, array_agg(c.name), array_agg(g.n) FROM record_link_companies g
+		JOIN companies c ON c.workspace_id = g.workspace_id AND c.id = g.company_id
+		WHERE g.workspace_id = $1 AND g.target_id = ANY ($2::text[])
+		GROUP BY g.target_id`, ws, ideas)
 	if err != nil {
 		return err
 	}
-	linked := map[core.ID][]string{}
-	if err := eachRow(rows, func(a, b string) { linked[core.ID(a)] = append(linked[core.ID(a)], b) }); err != nil {
+	type counted struct {
+		names  []string
+		counts []int64
+	}
+	linked := map[core.ID]counted{}
+	for rows.Next() {
+		var id core.ID
+		var c counted
+		if err := rows.Scan(&id, &c.names, &c.counts); err != nil {
+			rows.Close()
+			return err
+		}
+		linked[id] = c
+	}
+	if err := rows.Err(); err != nil {
 		return err
 	}
 	for _, id := range ideas {
 		r := &recs[index[core.ID(id)]]
-		r.Accounts = core.RankAccounts(r.Customer, linked[r.ID])
+		c := linked[r.ID]
+		r.Accounts = core.RankAccountCounts(r.Customer, c.names, c.counts)
 	}
 	return nil
 }
