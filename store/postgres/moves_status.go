@@ -24,17 +24,7 @@ func (s *Store) MoveStatus(ctx context.Context, ws core.ID, m core.StatusMove) (
 	for t, st := range m.To {
 		types, statuses = append(types, string(t)), append(statuses, st)
 	}
-	row := s.pool.QueryRow(ctx, `WITH u AS (
-		UPDATE records r SET status = ($4::text[])[array_position($3::text[], o.type)], updated_at = $5, version = r.version + 1
-		FROM records o
-		WHERE r.workspace_id = $1 AND r.id = $2 AND o.workspace_id = $1 AND o.id = $2 AND r.version = o.version
-			AND ($4::text[])[array_position($3::text[], o.type)] <> o.status AND o.status <> 'Merged' AND ($6 = -1 OR o.version = $6)
-		RETURNING o.*
-	), h AS (
-		INSERT INTO record_history (workspace_id, record_id, at, actor, action, changes)
-		SELECT $1, u.id, $5, $7, $8, jsonb_build_object('status', jsonb_build_array(u.status, ($4::text[])[array_position($3::text[], u.type)]))::text
-		FROM u
-	)`+oneRecordFrom("u"), ws, m.ID, types, statuses, ms(m.At), m.IfVersion, m.Actor.String(), core.ActionStatus)
+	row := s.pool.QueryRow(ctx, moveStatusSQL, string(ws), string(m.ID), types, statuses, ms(m.At), m.IfVersion, m.Actor.String(), core.ActionStatus)
 	rec, err := scanRecord(row)
 	if errors.Is(err, pgx.ErrNoRows) {
 		rec, err = s.Record(ctx, ws, m.ID)
@@ -50,6 +40,19 @@ func (s *Store) MoveStatus(ctx context.Context, ws core.ID, m core.StatusMove) (
 	}
 	return rec, true, nil
 }
+
+// moveStatusSQL is MoveStatus's statement, put together once.
+var moveStatusSQL = `WITH u AS (
+	UPDATE records r SET status = ($4::text[])[array_position($3::text[], o.type)], updated_at = $5, version = r.version + 1
+	FROM records o
+	WHERE r.workspace_id = $1 AND r.id = $2 AND o.workspace_id = $1 AND o.id = $2 AND r.version = o.version
+		AND ($4::text[])[array_position($3::text[], o.type)] <> o.status AND o.status <> 'Merged' AND ($6 = -1 OR o.version = $6)
+	RETURNING o.*
+), h AS (
+	INSERT INTO record_history (workspace_id, record_id, at, actor, action, changes)
+	SELECT $1, u.id, $5, $7, $8, jsonb_build_object('status', jsonb_build_array(u.status, ($4::text[])[array_position($3::text[], u.type)]))::text
+	FROM u
+)` + oneRecordFrom("u")
 
 // oneRecordFrom reads the record of a one-row source "r" with the same columns as recordSelect. Its labels
 // come from record_labels, called only when the record names something to label, so a record without an

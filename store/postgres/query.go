@@ -38,12 +38,18 @@ func scanRecord(row pgx.Row) (core.Record, error) {
 		createdBy  string
 		importance int32
 		fbCount    int32
+		// The id and type columns are scanned as plain strings: pgx plans a scan into *string directly,
+		// while a named string type (core.ID, core.RecordType) goes through a reflective search on every
+		// row of every query.
+		id, ws, typ, assignee, product, company, contact, merged string
 	)
-	err := row.Scan(&r.ID, &r.Workspace, &r.Type, &r.Title, &r.DescriptionHTML, &r.Description, &r.Status,
-		&r.AssigneeID, &r.Assignee, &r.ProductID, &r.Product, &tagIDs, &r.Tags,
-		&r.Source, &r.CustomerEmail, &r.Customer, &r.CompanyID, &r.ContactID, &r.Reporter,
+	err := row.Scan(&id, &ws, &typ, &r.Title, &r.DescriptionHTML, &r.Description, &r.Status,
+		&assignee, &r.Assignee, &product, &r.Product, &tagIDs, &r.Tags,
+		&r.Source, &r.CustomerEmail, &r.Customer, &company, &contact, &r.Reporter,
 		&r.Release, &r.Timeframe, &r.CreatedAt, &r.UpdatedAt,
-		&r.CustomerName, &importance, &r.MergedInto, &fbCount, &r.Version, &createdBy)
+		&r.CustomerName, &importance, &merged, &fbCount, &r.Version, &createdBy)
+	r.ID, r.Workspace, r.Type, r.AssigneeID, r.ProductID = core.ID(id), core.ID(ws), core.RecordType(typ), core.ID(assignee), core.ID(product)
+	r.CompanyID, r.ContactID, r.MergedInto = core.ID(company), core.ID(contact), core.ID(merged)
 	r.Importance, r.FeedbackCount = int(importance), int(fbCount)
 	r.CreatedBy = core.ParseActor(createdBy)
 	r.Links = []core.ID{}
