@@ -17,7 +17,9 @@ import (
 // the operating system again, for as long as no write made the readers drop their caches. The search
 // readers now have a small size of their own (searchConnKiB), which a search passes within its first
 // statement, so they take the least recently used pages of the whole cache as the listing readers do; the
-// rest of their share is held by a connection that reads nothing (openPageBudget).
+// rest of their share is held by a connection that reads nothing (openPageBudget). That budget's room is
+// what keeps their pages: while the whole budget is spent, a connection frees the pages it reads even at
+// its own size, until reads drop below it again (a write makes every reader drop its cache).
 const searchConnKiB = 256
 
 // pageBudgetKiB is the part of the search readers' share of the page cache (searchCacheKiB) that the
