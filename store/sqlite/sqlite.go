@@ -70,6 +70,7 @@ type Store struct {
 	grouped      atomic.Int64      // writes in them
 
 	erasure atomic.Pointer[[]byte] // the key of erased dedup keys, once read (erasekeys.go)
+	budget  *pageBudget            // holds the search readers' page cache (pagecache.go)
 }
 
 var _ core.Store = (*Store)(nil)
@@ -85,10 +86,10 @@ const readers = 4
 // share one of them between them: the other is kept for the rest (fairshare.NewSearchGate).
 const searchReaders = 2
 
-// readerCacheKiB and searchCacheKiB are the page cache of each connection of the two read pools. A
-// connection keeps its cache for as long as it is open, so after a burst of reads the daemon holds about
-// readers×readerCacheKiB + searchReaders×searchCacheKiB of it; pages beyond it are read again from the
-// operating system's cache, which the kernel shares and reclaims.
+// readerCacheKiB and searchCacheKiB are each connection's share of the page cache of the two read pools
+// (a search reader's is held for it, see searchConnKiB). The cache stays filled while the store is open, so
+// after a burst of reads the daemon holds about readers×readerCacheKiB + searchReaders×searchCacheKiB of it;
+// pages beyond it are read again from the operating system's cache, which the kernel shares and reclaims.
 const (
 	readerCacheKiB = 4 << 10
 	searchCacheKiB = 4 << 10
@@ -210,13 +211,19 @@ func firstConn(ctx context.Context, w *sql.DB, busy time.Duration) error {
 // openPools opens the two read pools (see searchReaders). They open after the migrations so that their
 // first statement already sees the schema. On failure the store is closed.
 func (s *Store) openPools() error {
+	budget, err := openPageBudget(s.path, s.busy, pageBudgetKiB, s.role.readerDSN())
+	if err != nil {
+		s.Close()
+		return fmt.Errorf("sqlite: open %s: page budget: %w", s.path, err)
+	}
+	s.budget = budget
 	r, err := openReaders(s.path, s.busy, readers, readerCacheKiB, s.role.readerDSN())
 	if err != nil {
 		s.Close()
 		return fmt.Errorf("sqlite: open %s: %w", s.path, err)
 	}
 	s.r, s.rq = r, reader{newStmtCache(r)}
-	sr, err := openReaders(s.path, s.busy, searchReaders, searchCacheKiB, s.role.readerDSN())
+	sr, err := openReaders(s.path, s.busy, searchReaders, searchConnKiB, s.role.readerDSN())
 	if err != nil {
 		s.Close()
 		return fmt.Errorf("sqlite: open %s: %w", s.path, err)
@@ -299,6 +306,7 @@ func (s *Store) Close() error {
 	if s.ck != nil {
 		errs = append(errs, s.ck.Close())
 	}
+	errs = append(errs, s.budget.close())
 	s.wc.close()
 	errs = append(errs, s.w.Close())
 	s.turn.close()
