@@ -37,7 +37,7 @@ func (s *Store) Records(ctx context.Context, ws core.ID, q core.ListQuery) ([]co
 	if err == nil {
 		// A read that outran its deadline without being interrupted (the interrupt came too late) ends as
 		// an interrupted one would: the caller has stopped waiting for it.
-		err = ctx.Err()
+		err = fairshare.Ended(ctx)
 	}
 	if err != nil {
 		return nil, s.fail("records", fairshare.Err(ctx, err))

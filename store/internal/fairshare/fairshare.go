@@ -183,6 +183,16 @@ func Cap(ctx context.Context, limit time.Duration) (context.Context, context.Can
 	return context.WithTimeoutCause(ctx, limit, ErrTooLong)
 }
 
+// Ended is ctx's error once its deadline has passed, even when the timer that ends it has not run yet
+// (on a busy machine it can run late): a read that finished after its deadline then ends as an
+// interrupted one would.
+func Ended(ctx context.Context) error {
+	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+		<-ctx.Done() // due now: its timer is about to run
+	}
+	return ctx.Err()
+}
+
 // Capped reports whether err came from a context that Cap ended, rather than from the caller's own.
 func Capped(ctx context.Context, err error) bool {
 	return err != nil && ctx.Err() != nil && errors.Is(context.Cause(ctx), ErrTooLong)
