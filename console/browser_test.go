@@ -175,7 +175,7 @@ func TestBrowser(t *testing.T) {
 	if got := text(row); got != hostile {
 		t.Errorf("the inbox shows the hostile title as %q", got)
 	}
-	step("open the hostile record", chromedp.Click(row), chromedp.WaitVisible(`//h1`), shot("5-record"))
+	step("open the hostile record", chromedp.Click(row), chromedp.WaitVisible(`#history-h`), shot("5-record"))
 	if got := text(`//h1`); got != hostile {
 		t.Errorf("the record page's heading is %q", got)
 	}
