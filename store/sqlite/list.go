@@ -47,9 +47,10 @@ func (s *Store) Records(ctx context.Context, ws core.ID, q core.ListQuery) ([]co
 
 // filter is the WHERE clause of a listing without its search term.
 type filter struct {
-	where []string
-	args  []any
-	order string // core.OrderCreated, OrderUpdated or OrderDemand
+	where  []string
+	args   []any
+	order  string // core.OrderCreated, OrderUpdated or OrderDemand
+	window bool   // the listing walks a window of creation dates (see windowKeys)
 }
 
 // driveMax is the most records a tag or a linked-to Idea may have for a listing to start from its index
@@ -142,6 +143,8 @@ func listFilter(ws core.ID, q core.ListQuery, d drive) filter {
 	if !q.To.IsZero() {
 		add("r.created_at <= ?", ms(q.To))
 	}
+	// A listing that reads its records by id sorts them whatever their order; any other walks the window.
+	f.window = (!q.From.IsZero() || !q.To.IsZero()) && (d.tagged == nil || !d.byID)
 	if !q.UpdatedSince.IsZero() {
 		add("r.updated_at >= ?", ms(q.UpdatedSince))
 	}
@@ -223,6 +226,31 @@ func moveFilters(q core.ListQuery, linkDrives bool, add func(cond string, args .
 	}
 }
 
+// windowKeys wraps the keys of a listing with a date window in the update or demand order so that they
+// reach its sort in creation order, newest first for a descending page (oldest first for an ascending one).
+// The sort keeps only the page's worth of rows, and a row that sorts after all of them is dropped with one
+// comparison instead of being inserted and evicting another; records updated or voted for mostly in the
+// order they were created then mostly arrive in the page's direction and are dropped. Walked the other way
+// (the index's own direction, which the planner takes for an unordered range), nearly every row would
+// enter the sort. The LIMIT -1 keeps the subquery and its order from being merged into the outer query.
+func windowKeys(keys, order string, asc bool) string {
+	cols := "r.seq, r.updated_at, r.id"
+	if order == core.OrderDemand {
+		cols = "r.seq, r.feedback_count, r.created_at, r.id"
+	}
+	return `SELECT r.seq FROM (SELECT ` + cols + strings.TrimPrefix(keys, "SELECT r.seq") +
+		filter{}.orderBy(asc) + ` LIMIT -1) r`
+}
+
+// keys is the query of the page's records by their sort keys alone, the page's size its last argument.
+func (f filter) keys(asc bool) string {
+	keys := `SELECT r.seq FROM records r WHERE ` + strings.Join(f.where, " AND ")
+	if f.window && f.order != core.OrderCreated && f.order != "" {
+		keys = windowKeys(keys, f.order, asc)
+	}
+	return keys + f.orderBy(asc) + ` LIMIT ?`
+}
+
 // orderBy is the listing's ORDER BY clause.
 func (f filter) orderBy(asc bool) string {
 	dir := " DESC"
@@ -251,8 +279,7 @@ func (s *Store) page(ctx context.Context, rq reader, f filter, cond string, cond
 		// The page's rows are chosen first by their sort keys alone and only then read whole with their
 		// joins: when the listing has to sort (a date window in another order than creation), the sort
 		// holds keys instead of whole records.
-		query = recordSelect + ` WHERE r.seq IN (SELECT r.seq FROM records r WHERE ` + strings.Join(where, " AND ") +
-			f.orderBy(asc) + ` LIMIT ?)` + f.orderBy(asc)
+		query = recordSelect + ` WHERE r.seq IN (` + f.keys(asc) + `)` + f.orderBy(asc)
 	}
 	rows, err := rq.QueryContext(ctx, query, append(args, limit)...)
 	if err != nil {
