@@ -2,8 +2,13 @@ package postgres_test
 
 import (
 	"context"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/feedbridge/feedbridge/core"
 	"github.com/feedbridge/feedbridge/store/postgres"
@@ -41,4 +46,51 @@ func newRecord(title string) core.NewRecord {
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	return core.NewRecord{ID: core.NewIDAt(now), Type: core.RecordFeedback, Title: title, Description: title,
 		SearchText: core.Fold(title + "\n" + title), Status: core.StatusTriage, Source: "API", CreatedAt: now, UpdatedAt: now}
+}
+
+// listingPlan is PostgreSQL's plan of the listing's statement, sent as the store sends it.
+func listingPlan(t *testing.T, st *postgres.Store, ws core.ID, q core.ListQuery) string {
+	t.Helper()
+	sql, args := postgres.ListSQL(ws, q)
+	rows, err := st.Pool().Query(context.Background(), "EXPLAIN "+sql, append([]any{pgx.QueryExecModeExec}, args...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(plan, "\n")
+}
+
+// samePage checks that the store's page of q holds the records, in their order, that a plain filter of
+// the workspace's records selects: where is its condition after "workspace_id = $1", args its arguments
+// from $2 on, and the page must hold at least least records.
+func samePage(t *testing.T, st *postgres.Store, ws core.ID, q core.ListQuery, where string, args []any, least int) {
+	t.Helper()
+	ctx := context.Background()
+	got, err := st.Records(ctx, ws, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := "DESC"
+	if q.Asc {
+		dir = "ASC"
+	}
+	rows, err := st.Pool().Query(ctx, `SELECT id FROM records WHERE workspace_id = $1 `+where+`
+		ORDER BY created_at `+dir+`, id `+dir+` LIMIT `+strconv.Itoa(q.Limit), append([]any{ws}, args...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := pgx.CollectRows(rows, pgx.RowTo[core.ID])
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]core.ID, len(got))
+	for i, r := range got {
+		ids[i] = r.ID
+	}
+	if len(want) < least || !slices.Equal(ids, want) {
+		t.Errorf("page %v, want %v", ids, want)
+	}
 }

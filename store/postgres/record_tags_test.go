@@ -2,16 +2,12 @@ package postgres_test
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/feedbridge/feedbridge/core"
 	"github.com/feedbridge/feedbridge/store/internal/listbench"
-	"github.com/feedbridge/feedbridge/store/postgres"
 	"github.com/feedbridge/feedbridge/store/postgres/pgtest"
 )
 
@@ -58,18 +54,9 @@ func TestRareTagListingWalksRecordTags(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			q := listbench.Page(tc.q)
 			q.Limit = 20
-			sql, args := postgres.ListSQL(ws, q)
-			rows, err := pool.Query(ctx, "EXPLAIN "+sql, append([]any{pgx.QueryExecModeExec}, args...)...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			plan, err := pgx.CollectRows(rows, pgx.RowTo[string])
-			if err != nil {
-				t.Fatal(err)
-			}
 			// The page walks the tag's entries in its order; the one sort of the records' dates is the outer
 			// query's, of the page's rows.
-			text := strings.Join(plan, "\n")
+			text := listingPlan(t, st, ws, q)
 			walk := "Scan using record_tags_pkey"
 			if !q.Asc {
 				walk = "Scan Backward using record_tags_pkey"
@@ -77,30 +64,7 @@ func TestRareTagListingWalksRecordTags(t *testing.T) {
 			if !strings.Contains(text, walk) || strings.Count(text, "Sort Key: records.created_at") > 1 {
 				t.Errorf("the rare tag's page does not walk record_tags in order:\n%s", text)
 			}
-			got, err := st.Records(ctx, ws, q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			dir := "DESC"
-			if q.Asc {
-				dir = "ASC"
-			}
-			rows, err = pool.Query(ctx, `SELECT id FROM records WHERE workspace_id = $1 AND tag_ids @> '{rare}' `+tc.where+`
-				ORDER BY created_at `+dir+`, id `+dir+` LIMIT 20`, append([]any{ws}, tc.args...)...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := pgx.CollectRows(rows, pgx.RowTo[core.ID])
-			if err != nil {
-				t.Fatal(err)
-			}
-			ids := make([]core.ID, len(got))
-			for i, r := range got {
-				ids[i] = r.ID
-			}
-			if len(want) < tc.want || !slices.Equal(ids, want) {
-				t.Errorf("page %v, want %v", ids, want)
-			}
+			samePage(t, st, ws, q, "AND tag_ids @> '{rare}' "+tc.where, tc.args, tc.want)
 		})
 	}
 }
