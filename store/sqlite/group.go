@@ -105,8 +105,12 @@ func (s *Store) maintain() {
 	defer close(s.stopped)
 	tick := time.NewTicker(optimizeEvery)
 	defer tick.Stop()
+	idle := time.NewTicker(writerIdle / 2)
+	defer idle.Stop()
 	for {
 		select {
+		case <-idle.C:
+			s.releaseMap()
 		case <-tick.C:
 			s.write(housekeeping(), "optimize", optimize)
 		case <-s.restat:
@@ -285,6 +289,8 @@ func (s *Store) begin(ctx context.Context, batch []*writeReq) (*sql.Tx, error) {
 	s.turn.enter()
 	defer s.turn.leave()
 	deadline := time.Now().Add(s.busy)
+	s.writerBegan.Store(time.Now().UnixNano())
+	s.writerMapped.Store(true)
 	for {
 		tx, err := s.w.BeginTx(ctx, nil)
 		if err == nil || !isBusy(err) || time.Now().After(deadline) {

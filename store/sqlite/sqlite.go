@@ -71,6 +71,10 @@ type Store struct {
 
 	erasure atomic.Pointer[[]byte] // the key of erased dedup keys, once read (erasekeys.go)
 	budget  *pageBudget            // holds the search readers' page cache (pagecache.go)
+
+	writerBegan  atomic.Int64 // when the writer last began a transaction, in Unix ns (writermap.go)
+	writerMapped atomic.Bool  // the writer may hold pages of its map since it last let go of it
+	mapIdle      atomic.Int64 // writerIdle in ns; tests change it
 }
 
 var _ core.Store = (*Store)(nil)
@@ -97,7 +101,8 @@ const (
 
 // writerMapBytes is how much of the database file the writer reads through a memory map (see open). The
 // pages it has touched count in the daemon's resident memory (as file-backed memory, which the kernel can
-// drop) up to this size; past it the writer reads with system calls.
+// drop) up to this size, until the writer has been idle for a while (releaseMap); past it the writer reads
+// with system calls.
 const writerMapBytes = 32 << 20
 
 // readLimit is the longest a listing runs before it is interrupted and answered as unavailable.
@@ -144,6 +149,7 @@ func open(ctx context.Context, path string, busy time.Duration, mode Mode) (*Sto
 		lead: make(chan struct{}, 1), nums: map[core.ID]int64{}, quit: make(chan struct{}), stopped: make(chan struct{}), restat: make(chan struct{}, 1),
 		resolved: newResolved(), kick: make(chan struct{}, 1), urgent: make(chan struct{}, 1), indexed: make(chan struct{}), checkpointed: make(chan struct{})}
 	s.Views = jobqueue.Views{Q: s}
+	s.mapIdle.Store(int64(writerIdle))
 	s.claimAfter = map[string]string{}
 	s.indexChunk.Store(firstIndexChunk)
 	if mode != ModeDaemon {
