@@ -94,3 +94,16 @@ func samePage(t *testing.T, st *postgres.Store, ws core.ID, q core.ListQuery, wh
 		t.Errorf("page %v, want %v", ids, want)
 	}
 }
+
+// wantOrderedWalk fails t unless plan walks an index in the page's order (forward for an ascending page,
+// else backward) and sorts the records' dates at most once, in the outer query, of the page's rows.
+func wantOrderedWalk(t *testing.T, plan, forward, backward string, asc bool, what string) {
+	t.Helper()
+	walk := backward
+	if asc {
+		walk = forward
+	}
+	if !strings.Contains(plan, walk) || strings.Count(plan, "Sort Key: records.created_at") > 1 {
+		t.Errorf("%s:\n%s", what, plan)
+	}
+}

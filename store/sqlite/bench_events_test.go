@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -27,21 +26,7 @@ func BenchmarkEventPages(b *testing.B) {
 	for _, clients := range []int{1, 4} {
 		b.Run(map[int]string{1: "serial", 4: "concurrent"}[clients], func(b *testing.B) {
 			ctx := context.Background()
-			st, err := Open(ctx, filepath.Join(b.TempDir(), "pages.db"))
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer st.Close()
-			svc := core.NewService(st, core.Options{})
-			plain, err := svc.CreateWorkspace(ctx, "plain", core.PlanBusiness, 0)
-			if err != nil {
-				b.Fatal(err)
-			}
-			subbed, err := svc.CreateWorkspace(ctx, "subscribed", core.PlanBusiness, 0)
-			if err != nil {
-				b.Fatal(err)
-			}
-			svc.SetSubscribers([]core.Subscriber{{Name: "bench", Workspace: subbed.ID, Events: []string{core.EventRecordCreated}}})
+			st, svc, plain, subbed := openSubscribed(b, "pages.db")
 			q := core.EventQueue("bench")
 			n := 0
 			create := func(ws core.ID, count int) {

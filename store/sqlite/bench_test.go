@@ -263,21 +263,7 @@ func BenchmarkCreateRecords(b *testing.B) {
 // blocks of 100 creates on the same store, so that both see the same file and the same machine load.
 func BenchmarkCreateEvents(b *testing.B) {
 	ctx := context.Background()
-	st, err := Open(ctx, filepath.Join(b.TempDir(), "events.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	svc := core.NewService(st, core.Options{})
-	plain, err := svc.CreateWorkspace(ctx, "plain", core.PlanBusiness, 0)
-	if err != nil {
-		b.Fatal(err)
-	}
-	subbed, err := svc.CreateWorkspace(ctx, "subscribed", core.PlanBusiness, 0)
-	if err != nil {
-		b.Fatal(err)
-	}
-	svc.SetSubscribers([]core.Subscriber{{Name: "bench", Workspace: subbed.ID, Events: []string{core.EventRecordCreated}}})
+	_, svc, plain, subbed := openSubscribed(b, "events.db")
 	var took [2]time.Duration
 	var n [2]int
 	for i := 0; b.Loop(); i++ {
@@ -294,4 +280,25 @@ func BenchmarkCreateEvents(b *testing.B) {
 	}
 	b.ReportMetric(float64(took[0].Microseconds())/float64(max(n[0], 1)), "µs/create-without")
 	b.ReportMetric(float64(took[1].Microseconds())/float64(max(n[1], 1)), "µs/create-with")
+}
+
+// openSubscribed opens a store in a file of b's and two workspaces on it, plain without a subscriber and
+// subbed with one of record.created (named "bench", nobody delivering), for the event benchmarks.
+func openSubscribed(b *testing.B, file string) (st *Store, svc *core.Service, plain, subbed core.Workspace) {
+	b.Helper()
+	ctx := context.Background()
+	st, err := Open(ctx, filepath.Join(b.TempDir(), file))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	svc = core.NewService(st, core.Options{})
+	if plain, err = svc.CreateWorkspace(ctx, "plain", core.PlanBusiness, 0); err != nil {
+		b.Fatal(err)
+	}
+	if subbed, err = svc.CreateWorkspace(ctx, "subscribed", core.PlanBusiness, 0); err != nil {
+		b.Fatal(err)
+	}
+	svc.SetSubscribers([]core.Subscriber{{Name: "bench", Workspace: subbed.ID, Events: []string{core.EventRecordCreated}}})
+	return st, svc, plain, subbed
 }
