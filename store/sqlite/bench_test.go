@@ -284,7 +284,7 @@ func BenchmarkCreateEvents(b *testing.B) {
 
 // openSubscribed opens a store in a file of b's and two workspaces on it, plain without a subscriber and
 // subbed with one of record.created (named "bench", nobody delivering), for the event benchmarks.
-func openSubscribed(b *testing.B, file string) (st *Store, svc *core.Service, plain, subbed core.Workspace) {
+func openSubscribed(b testing.TB, file string) (st *Store, svc *core.Service, plain, subbed core.Workspace) {
 	b.Helper()
 	ctx := context.Background()
 	st, err := Open(ctx, filepath.Join(b.TempDir(), file))

@@ -148,10 +148,13 @@ func (s *Store) ReleaseHeld(ctx context.Context, queue, worker string, keep []co
 	return int(n), err
 }
 
-// KeptItems lists the items of queue kept for ws, oldest first.
+// KeptItems lists the items of queue kept for ws, oldest first. No index is led by the queue for every
+// state: the pending items are found through queue_items_pending, the failed ones through their own index.
 func (s *Store) KeptItems(ctx context.Context, queue string, ws core.ID) ([]core.QueueItem, error) {
-	rows, err := s.rq.QueryContext(ctx, `SELECT `+queueCols+` FROM queue_items WHERE queue = ? AND workspace_id = ?
-		ORDER BY seq`, queue, ws)
+	rows, err := s.rq.QueryContext(ctx, `SELECT `+queueCols+` FROM queue_items WHERE seq IN (
+			SELECT seq FROM queue_items WHERE queue = ?1 AND state <> 'failed'
+			UNION ALL SELECT seq FROM queue_items INDEXED BY queue_items_failed WHERE state = 'failed' AND queue = ?1)
+		AND workspace_id = ?2 ORDER BY seq`, queue, ws)
 	if err != nil {
 		return nil, s.fail("kept queue items", err)
 	}
