@@ -32,7 +32,8 @@ import (
 // median of the rounds' bare ÷ API block times, ratio-min and ratio-max their spread, ratio-pooled the
 // same over every round's requests. ratio-sustained charges the catch-up to the API block too: the rate
 // at which creates and their insights are both done. cpu-µs/req is this process's CPU per request of
-// each arm, client included (the API arm's with the catch-up); PostgreSQL's own CPU is not in it.
+// each arm, client included (the API arm's with the catch-up); on PostgreSQL, db-cpu-µs/req is that of
+// the server's backends serving this process, when the server runs on this machine.
 //
 //	go test -run '^$' -bench CreateWithInsights -benchtime 20x ./api/
 func BenchmarkCreateWithInsights(b *testing.B) {
@@ -45,7 +46,7 @@ func BenchmarkCreateWithInsights(b *testing.B) {
 		defer bare.Close()
 		benchCreateWithInsights(b, st, func(ctx context.Context, in bareBody) error {
 			return bareInsert(ctx, bare, bareWS, in, false)
-		})
+		}, nil)
 	})
 	b.Run("postgres", func(b *testing.B) {
 		if os.Getenv(pgtest.EnvURL) == "" {
@@ -54,13 +55,18 @@ func BenchmarkCreateWithInsights(b *testing.B) {
 		bare := pgtest.Open(b)
 		ws, err := core.NewService(bare, core.Options{}).CreateWorkspace(context.Background(), "Bare", core.PlanBusiness, 0)
 		must(b, err)
-		benchCreateWithInsights(b, pgtest.Open(b), barePostgres{bare.Pool(), ws.ID}.create)
+		benchCreateWithInsights(b, pgtest.Open(b), barePostgres{bare.Pool(), ws.ID}.create,
+			func() time.Duration { return testkit.BackendCPU(os.Getenv(pgtest.EnvURL)) })
 	})
 }
 
 const createInsightsClients, createInsightsBlock = 8, 200
 
-func benchCreateWithInsights(b *testing.B, st core.Store, bareInsert func(ctx context.Context, in bareBody) error) {
+// backendCPU, when not nil, reads the database server's CPU spent for this process so far.
+func benchCreateWithInsights(b *testing.B, st core.Store, bareInsert func(ctx context.Context, in bareBody) error, backendCPU func() time.Duration) {
+	if backendCPU == nil {
+		backendCPU = func() time.Duration { return 0 }
+	}
 	ctx, stop := context.WithCancel(context.Background())
 	pool, err := insights.NewPool(st, insights.NewBuiltin(0), insights.PoolConfig{Workers: 2,
 		MaxAttempts: core.DefaultJobAttempts, Log: quietLog()})
@@ -89,23 +95,23 @@ func benchCreateWithInsights(b *testing.B, st core.Store, bareInsert func(ctx co
 			must(b, fl.FlushIndex(ctx))
 		}
 	}
-	var apiTime, apiDone, bareTime, apiCPU, bareCPU time.Duration
+	var apiTime, apiDone, bareTime, apiCPU, bareCPU, apiDB, bareDB time.Duration
 	var ratios []float64
 	n := 0
 	for b.Loop() {
 		bodies := realBodies(b, gen, createInsightsBlock)
 		var d [2]time.Duration // API, bare
 		for i := range 2 {
-			c0 := testkit.ProcessCPU()
+			c0, db0 := testkit.ProcessCPU(), backendCPU()
 			if (i+n)%2 == 0 {
 				d[0] = load.run(apiSrv.URL+"/api/records/feedback", bodies)
 				t0 := time.Now()
 				catchUp()
 				apiDone += d[0] + time.Since(t0)
-				apiCPU += testkit.ProcessCPU() - c0
+				apiCPU, apiDB = apiCPU+testkit.ProcessCPU()-c0, apiDB+backendCPU()-db0
 			} else {
 				d[1] = load.run(bareSrv.URL+"/bare", bodies)
-				bareCPU += testkit.ProcessCPU() - c0
+				bareCPU, bareDB = bareCPU+testkit.ProcessCPU()-c0, bareDB+backendCPU()-db0
 			}
 		}
 		apiTime, bareTime = apiTime+d[0], bareTime+d[1]
@@ -122,6 +128,10 @@ func benchCreateWithInsights(b *testing.B, st core.Store, bareInsert func(ctx co
 	b.ReportMetric(bareTime.Seconds()/apiDone.Seconds(), "ratio-sustained")
 	b.ReportMetric(float64(apiCPU.Microseconds())/reqs, "api-cpu-µs/req")
 	b.ReportMetric(float64(bareCPU.Microseconds())/reqs, "bare-cpu-µs/req")
+	if apiDB > 0 {
+		b.ReportMetric(float64(apiDB.Microseconds())/reqs, "api-db-cpu-µs/req")
+		b.ReportMetric(float64(bareDB.Microseconds())/reqs, "bare-db-cpu-µs/req")
+	}
 }
 
 // realBodies are the next n feedback bodies of a real export's shape: varied texts, most from a new
