@@ -94,6 +94,14 @@ func (s barePostgres) insert(ctx context.Context, id core.ID) error {
 	return err
 }
 
+// create is the bare create of BenchmarkCreateWithInsights: one INSERT of a Feedback record.
+func (s barePostgres) create(ctx context.Context, in bareBody) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO records(id, workspace_id, type, title, description, search_text, status, source, created_at, updated_at)
+		VALUES ($1, $2, 'Feedback', $3, $4, $5, 'Triage', 'API', now(), now())`,
+		core.NewID(), s.ws, in.Title, in.Description, core.Fold(in.Title+" "+in.Description))
+	return err
+}
+
 func (s barePostgres) setStatus(ctx context.Context, id, status string) (out barePatched, err error) {
 	var at time.Time
 	err = s.pool.QueryRow(ctx, `UPDATE records SET status = $1, updated_at = now(), version = version + 1

@@ -66,49 +66,22 @@ func benchCreate(b *testing.B, workers int) {
 	defer apiSrv.Close()
 	bare, bareWS := openBare(b, filepath.Join(dir, "bare.db"))
 	defer bare.Close()
-	bareSrv := httptest.NewServer(bareHandler(bare, bareWS, false))
+	bareSrv := httptest.NewServer(bareHandler(func(ctx context.Context, in bareBody) error {
+		return bareInsert(ctx, bare, bareWS, in, false)
+	}))
 	defer bareSrv.Close()
 	indexed, indexedWS := openBare(b, filepath.Join(dir, "bare-indexed.db"))
 	defer indexed.Close()
-	indexedSrv := httptest.NewServer(bareHandler(indexed, indexedWS, true))
+	indexedSrv := httptest.NewServer(bareHandler(func(ctx context.Context, in bareBody) error {
+		return bareInsert(ctx, indexed, indexedWS, in, true)
+	}))
 	defer indexedSrv.Close()
 	svcSrv := httptest.NewServer(serviceHandler(svc, ws.ID))
 	defer svcSrv.Close()
 
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: workers}}
-	post := func(url string, i int) {
-		body := `{"title":"Export to CSV takes minutes ` + strconv.Itoa(i) + `","source":"api"}`
-		rq, _ := http.NewRequest("POST", url, strings.NewReader(body))
-		rq.Header.Set("Content-Type", "application/json")
-		rq.Header.Set("X-API-Key", key)
-		res, err := client.Do(rq)
-		if err != nil {
-			b.Error(err)
-			return
-		}
-		_, _ = io.Copy(io.Discard, res.Body)
-		res.Body.Close()
-		if res.StatusCode != http.StatusCreated {
-			b.Errorf("%s: status %d", url, res.StatusCode)
-		}
-	}
+	load := newCreateLoad(b, key, workers)
 	const block = 50
-	run := func(url string, base int) time.Duration {
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		t0 := time.Now()
-		for w := 0; w < workers; w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := int(next.Add(1)); i <= block; i = int(next.Add(1)) {
-					post(url, base+i)
-				}
-			}()
-		}
-		wg.Wait()
-		return time.Since(t0)
-	}
+	run := func(url string, base int) time.Duration { return load.run(url, titleBodies(base, block)) }
 	var apiTime, bareTime, indexedTime, svcTime time.Duration
 	var ratios, indexedRatios []float64
 	n := 0
@@ -175,16 +148,75 @@ func openBare(b *testing.B, path string) (*sql.DB, core.ID) {
 	return db, ws.ID
 }
 
-// bareHandler is the floor: decode, one INSERT, answer 201; with fts, the full-text entry too, in the
-// same transaction.
-func bareHandler(db *sql.DB, ws core.ID, fts bool) http.Handler {
+// createLoad posts Feedback creates to a server from a fixed number of clients over keep-alive connections.
+type createLoad struct {
+	tb      testing.TB
+	client  *http.Client
+	key     string
+	clients int
+}
+
+func newCreateLoad(tb testing.TB, key string, clients int) *createLoad {
+	return &createLoad{tb: tb, key: key, clients: clients,
+		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients}}}
+}
+
+// titleBodies are the bodies of creates base+1 … base+n: a numbered title and a source.
+func titleBodies(base, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = `{"title":"Export to CSV takes minutes ` + strconv.Itoa(base+i+1) + `","source":"api"}`
+	}
+	return out
+}
+
+// post sends one create to url and expects 201.
+func (l *createLoad) post(url, body string) {
+	rq, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	rq.Header.Set("Content-Type", "application/json")
+	rq.Header.Set("X-API-Key", l.key)
+	res, err := l.client.Do(rq)
+	if err != nil {
+		l.tb.Error(err)
+		return
+	}
+	_, _ = io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusCreated {
+		l.tb.Errorf("%s: status %d", url, res.StatusCode)
+	}
+}
+
+// run posts every body to url, each client taking the next as soon as its last is answered, and returns
+// how long that took.
+func (l *createLoad) run(url string, bodies []string) time.Duration {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	t0 := time.Now()
+	for range l.clients {
+		wg.Go(func() {
+			for i := int(next.Add(1)); i <= len(bodies); i = int(next.Add(1)) {
+				l.post(url, bodies[i-1])
+			}
+		})
+	}
+	wg.Wait()
+	return time.Since(t0)
+}
+
+// bareBody is the feedback body as the bare handler reads it.
+type bareBody struct{ Title, Description, CustomerEmail, CustomerName, Source string }
+
+// bareHandler is the floor: decode, then insert writes the row (bareInsert: one INSERT, or with the
+// full-text entry too in the same transaction), answer 201.
+func bareHandler(insert func(ctx context.Context, in bareBody) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var in struct{ Title, Source string }
+		var in bareBody
 		if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.Title == "" {
 			http.Error(w, "bad", http.StatusBadRequest)
 			return
 		}
-		if err := bareInsert(r.Context(), db, ws, in.Title, fts); err != nil {
+		if err := insert(r.Context(), in); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
@@ -194,12 +226,12 @@ func bareHandler(db *sql.DB, ws core.ID, fts bool) http.Handler {
 	})
 }
 
-func bareInsert(ctx context.Context, db *sql.DB, ws core.ID, title string, fts bool) error {
-	const ins = `INSERT INTO records(id, workspace_id, type, title, search_text, status, source, created_at, updated_at)
-		VALUES (?, ?, 'Feedback', ?, ?, 'Triage', 'API', ?, ?)`
-	id, now, folded := core.NewID(), time.Now().UnixMilli(), core.Fold(title)
+func bareInsert(ctx context.Context, db *sql.DB, ws core.ID, in bareBody, fts bool) error {
+	const ins = `INSERT INTO records(id, workspace_id, type, title, description, search_text, status, source, created_at, updated_at)
+		VALUES (?, ?, 'Feedback', ?, ?, ?, 'Triage', 'API', ?, ?)`
+	id, now, folded := core.NewID(), time.Now().UnixMilli(), core.Fold(in.Title+" "+in.Description)
 	if !fts {
-		_, err := db.ExecContext(ctx, ins, id, ws, title, folded, now, now)
+		_, err := db.ExecContext(ctx, ins, id, ws, in.Title, in.Description, folded, now, now)
 		return err
 	}
 	tx, err := db.BeginTx(ctx, nil)
@@ -207,7 +239,7 @@ func bareInsert(ctx context.Context, db *sql.DB, ws core.ID, title string, fts b
 		return err
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, ins, id, ws, title, folded, now, now)
+	res, err := tx.ExecContext(ctx, ins, id, ws, in.Title, in.Description, folded, now, now)
 	if err != nil {
 		return err
 	}

@@ -30,6 +30,7 @@ type imapAccount struct{ Addr, User, Pass string }
 // 10,000 messages); quick mode is scaled down to finish in about three minutes on two cores.
 type sizes struct {
 	APICreates, APISearches   int // api benchmarks: b.Loop iterations (a create iteration is a block of 50 requests per arm; the search store is 100k records, fixed)
+	InsightCreates            int // rounds of creates from 8 clients with the insight workers on (200 requests per arm a round), on each store
 	PairRecords, PairRequests int // the API-versus-bare harness of this command
 	PGBulkBatches             int // batches of 1,000 rows
 	PGSearchRows, PGSearches  int
@@ -52,12 +53,12 @@ type sizes struct {
 }
 
 var modeSizes = map[string]sizes{
-	"quick": {APICreates: 4, APISearches: 100, PairRecords: 5_000, PairRequests: 200, PGBulkBatches: 5,
+	"quick": {APICreates: 4, InsightCreates: 8, APISearches: 100, PairRecords: 5_000, PairRequests: 200, PGBulkBatches: 5,
 		PGSearchRows: 50_000, PGSearches: 100, PGDemandLinks: 100_000, PGListingRows: 100_000, CSVRows: 10_000, EmailMessages: 300, SlackCommands: 300,
 		Extractions: 3000, LagFeedbacks: 400, DrainJobs: 5_000, LoadSeed: 5_000,
 		FairVictim: 1000, FairListings: 100, FairAttacker: []int{3_000, 10_000}, FairBacklog: 5_000,
 		ConsoleSQLite: 10_000, ConsolePG: 20_000, ConsoleRounds: 50, ErasureRecords: 2_000},
-	"full": {APICreates: 40, APISearches: 1000, PairRecords: 100_000, PairRequests: 2000, PGBulkBatches: 50,
+	"full": {APICreates: 40, InsightCreates: 40, APISearches: 1000, PairRecords: 100_000, PairRequests: 2000, PGBulkBatches: 50,
 		PGSearchRows: 1_000_000, PGSearches: 400, PGDemandLinks: 1_000_000, PGListingRows: 1_000_000, SQLiteStoreRows: 1_000_000, SQLiteStoreLoops: 40,
 		CSVRows: 1_000_000, EmailMessages: 10_000, SlackCommands: 5000, Extractions: 50_000,
 		LagFeedbacks: 6000, DrainJobs: 100_000, LoadSeed: 100_000,

@@ -37,6 +37,7 @@ func (e *env) partAPI(ctx context.Context) *Part {
 	sz := e.cfg.Sizes
 	e.run(ctx, p, goBench{Pkg: "./api", Bench: "^BenchmarkCreateFeedback$", Benchtime: fmt.Sprintf("%dx", sz.APICreates),
 		Timeout: 15 * time.Minute}, 0, "BenchmarkCreateFeedback")
+	e.runInsightCreates(ctx, p, "sqlite")
 	e.run(ctx, p, goBench{Pkg: "./api", Bench: "^BenchmarkPatchStatus$/^sqlite$", Benchtime: "20x", Timeout: 15 * time.Minute}, 0, "BenchmarkPatchStatus")
 	// What records that move cost a create: the store as migrated against the same store without the
 	// schema objects those features put on the create path, alternating.
@@ -83,6 +84,7 @@ func (e *env) partPGStore(ctx context.Context) *Part {
 	if ok {
 		p.Notes = append(p.Notes, out.Logs["BenchmarkSearch"]...)
 	}
+	e.runInsightCreates(ctx, p, "postgres")
 	e.run(ctx, p, goBench{Pkg: "./api", Bench: "^BenchmarkPatchStatus$/^postgres$", Benchtime: "20x", Env: e.pgEnv(),
 		Timeout: 15 * time.Minute}, 0, "BenchmarkPatchStatus")
 	e.run(ctx, p, goBench{Pkg: "./api", Bench: "^BenchmarkCreateMovesCost$/^postgres$", Benchtime: "20x", Env: e.pgEnv(),
@@ -98,6 +100,13 @@ func (e *env) partPGStore(ctx context.Context) *Part {
 	}
 	e.runErasure(ctx, p, "./store/postgres", e.pgEnv())
 	return p
+}
+
+// runInsightCreates runs the api package's creates from 8 clients with the insight workers on, against a
+// bare one-table INSERT handler, on one store kind.
+func (e *env) runInsightCreates(ctx context.Context, p *Part, kind string) {
+	e.run(ctx, p, goBench{Pkg: "./api", Bench: "^BenchmarkCreateWithInsights$/^" + kind + "$", Env: e.pgEnv(),
+		Benchtime: fmt.Sprintf("%dx", e.cfg.Sizes.InsightCreates), Timeout: 15 * time.Minute}, 0, "BenchmarkCreateWithInsights")
 }
 
 // runErasure runs pkg's BenchmarkErasure: one customer's ErasureRecords records erased while another

@@ -122,3 +122,22 @@ func TestNiceMax(t *testing.T) {
 		}
 	}
 }
+
+// TestInsightCreateTargets: creates from 8 clients with the insight workers on are held to 0.4 × the bare
+// handler on both stores, each read from the part that runs that store's benchmark.
+func TestInsightCreateTargets(t *testing.T) {
+	want := map[string]string{"SQLite": "api", "PostgreSQL": "pgstore"}
+	kind := map[string]string{"SQLite": "sqlite", "PostgreSQL": "postgres"}
+	for _, tg := range targets() {
+		if len(tg.Keys) == 0 || tg.Keys[0] != "./api:BenchmarkCreateWithInsights/"+kind[tg.Store]+":ratio" {
+			continue
+		}
+		if tg.Issue != 31 || tg.Op != ">=" || tg.Limit != 0.4 || tg.Part != want[tg.Store] {
+			t.Errorf("%s target: issue %d, %s %g, part %q", tg.Store, tg.Issue, tg.Op, tg.Limit, tg.Part)
+		}
+		delete(want, tg.Store)
+	}
+	for st := range want {
+		t.Errorf("no target of creates with insights on %s", st)
+	}
+}

@@ -87,6 +87,7 @@ func targets() []Target {
 	rows = append(rows, Target{Issue: 28, What: "connection pool ≥ 0.95 × a plain listener (8 clients, keep-alive)", Store: "none", Part: "api",
 		Keys: []string{"./daemon:BenchmarkConnPool:pool/plain"}, Op: ">=", Limit: 0.95})
 	rows = append(rows, listingTargets()...)
+	rows = append(rows, insightCreateTargets()...)
 	rows = append(rows, importTargets()...)
 	rows = append(rows, fairTargets()...)
 	rows = append(rows, eventTargets()...)
@@ -157,6 +158,24 @@ func listingTargets() []Target {
 		{Issue: 31, What: "every listing filter combination p50 < 20 ms (the slowest of them)", Store: "PostgreSQL", Part: "pgstore",
 			Keys: []string{"./store/postgres:BenchmarkListingFilters:max-p50-ms"}, Op: "<", Limit: 20, Size: 1_000_000},
 	}
+}
+
+// insightCreateTargets hold POST /records/feedback from 8 clients, with the insight workers on and the
+// feedback of a real export's shape, to 0.4 × a bare handler that inserts the row into one table, on both
+// stores; beside it, the rate at which the creates' insights are written too.
+func insightCreateTargets() []Target {
+	var out []Target
+	for _, st := range []struct{ kind, name, part string }{{"sqlite", "SQLite", "api"}, {"postgres", "PostgreSQL", "pgstore"}} {
+		key := func(unit string) []string {
+			return []string{"./api:BenchmarkCreateWithInsights/" + st.kind + ":" + unit}
+		}
+		out = append(out,
+			Target{Issue: 31, What: "POST /records/feedback from 8 clients, insight workers on ≥ 0.4 × a bare one-table INSERT handler",
+				Store: st.name, Part: st.part, Keys: key("ratio"), Op: ">=", Limit: 0.4},
+			Target{Issue: 31, What: "the same with the insights' catch-up charged to the creates (no bound; beside the above)",
+				Store: st.name, Part: st.part, Keys: key("ratio-sustained")})
+	}
+	return out
 }
 
 // importTargets hold the CSV importer to its floor over a file of a real export's shape (BenchmarkImportReal),
