@@ -228,8 +228,8 @@ func scrubHanging(ctx context.Context, tx pgx.Tx, ws core.ID, sc *core.Scrubber,
 			return nil, err
 		}
 		type row struct {
-			id   string
-			vals []any
+			id, rec string
+			vals    []any
 		}
 		var ups []row
 		for rows.Next() {
@@ -245,7 +245,7 @@ func scrubHanging(ctx context.Context, tx pgx.Tx, ws core.ID, sc *core.Scrubber,
 				rows.Close()
 				return nil, err
 			}
-			r, diff := row{id: id}, false
+			r, diff := row{id: id, rec: rec}, false
 			for _, v := range vals {
 				nv := sc.Text(v)
 				diff = diff || nv != v
@@ -262,12 +262,14 @@ func scrubHanging(ctx context.Context, tx pgx.Tx, ws core.ID, sc *core.Scrubber,
 		}
 		set := make([]string, len(t.cols))
 		for i, c := range t.cols {
-			set[i] = fmt.Sprintf("%s = $%d", c, i+3)
+			set[i] = fmt.Sprintf("%s = $%d", c, i+4)
 		}
+		// The record's id is in the condition because the history's key starts with it: by workspace and seq
+		// alone the update would walk every entry of the workspace.
 		b := &pgx.Batch{}
 		for _, r := range ups {
-			b.Queue(`UPDATE `+t.table+` SET `+strings.Join(set, ", ")+` WHERE workspace_id = $1 AND `+t.keyCol()+` = $2::text::`+t.keyType(),
-				append([]any{ws, r.id}, r.vals...)...)
+			b.Queue(`UPDATE `+t.table+` SET `+strings.Join(set, ", ")+` WHERE workspace_id = $1 AND record_id = $2 AND `+t.keyCol()+` = $3::text::`+t.keyType(),
+				append([]any{ws, r.rec, r.id}, r.vals...)...)
 		}
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {
 			return nil, err

@@ -2,7 +2,10 @@ package postgres_test
 
 import (
 	"context"
+	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/feedbridge/feedbridge/core"
 	"github.com/feedbridge/feedbridge/store/postgres/pgtest"
@@ -41,5 +44,26 @@ func TestHistoryGoesWithRecord(t *testing.T) {
 	}
 	if n := count(); n != 0 {
 		t.Fatalf("history entries after the delete: %d, want 0", n)
+	}
+}
+
+// TestHistoryEntryWritesOneIndex holds the history to one index, the key a record's entries are read,
+// deleted and scrubbed by: every change of a record writes an entry, and each further index on the table
+// is one more insert per change.
+func TestHistoryEntryWritesOneIndex(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := pgtest.Open(t)
+	rows, err := st.Pool().Query(ctx, `SELECT pg_get_indexdef(indexrelid) FROM pg_index WHERE indrelid = 'record_history'::regclass`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defs, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(defs) != 1 || !strings.Contains(defs[0], "UNIQUE INDEX record_history_pkey") ||
+		!strings.HasSuffix(defs[0], "(workspace_id, record_id, seq)") {
+		t.Fatalf("indexes of record_history: %q, want only its primary key on (workspace_id, record_id, seq)", defs)
 	}
 }
