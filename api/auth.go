@@ -161,6 +161,9 @@ func (c *authCache) authenticate(ctx context.Context, key string) (core.Workspac
 
 // isJSONContentType accepts application/json with any parameters (charset).
 func isJSONContentType(v string) bool {
+	if v == "application/json" { // the usual header, which needs no parsing
+		return true
+	}
 	mt, _, err := mime.ParseMediaType(v)
 	return err == nil && mt == "application/json"
 }
