@@ -13,11 +13,12 @@ import (
 	"github.com/feedbridge/feedbridge/core"
 )
 
-type workspaceKey struct{}
-
+// workspaceFrom is the workspace of the request's key, as authed found it.
 func workspaceFrom(ctx context.Context) core.Workspace {
-	w, _ := ctx.Value(workspaceKey{}).(core.Workspace)
-	return w
+	if i := infoFrom(ctx); i != nil {
+		return i.workspace
+	}
+	return core.Workspace{}
 }
 
 // apiKey reads the key from x-api-key (Go canonicalises the name, so any case works) or a Bearer token.
@@ -60,9 +61,13 @@ func (s *Server) authed(next http.HandlerFunc) http.Handler {
 			writeError(w, r, err)
 			return
 		}
-		if info := infoFrom(r.Context()); info != nil {
-			info.workspace = ws.ID
+		ctx := r.Context()
+		info := infoFrom(ctx)
+		if info == nil { // served outside withRequestID
+			info = &reqInfo{}
+			ctx = context.WithValue(ctx, infoKey{}, info)
 		}
+		info.workspace = ws
 		d := s.limiter.take(string(k.ID))
 		h := w.Header()
 		h.Set("X-RateLimit-Limit", strconv.Itoa(d.limit))
@@ -80,8 +85,7 @@ func (s *Server) authed(next http.HandlerFunc) http.Handler {
 			return
 		}
 		// Every change made through the API is credited to the key by its name, never its secret.
-		ctx := core.WithActor(r.Context(), core.Actor{Kind: core.ActorAPIKey, Name: k.Name})
-		next(w, r.WithContext(context.WithValue(ctx, workspaceKey{}, ws)))
+		next(w, r.WithContext(core.WithActor(ctx, core.Actor{Kind: core.ActorAPIKey, Name: k.Name})))
 	})
 }
 
@@ -157,6 +161,9 @@ func (c *authCache) authenticate(ctx context.Context, key string) (core.Workspac
 
 // isJSONContentType accepts application/json with any parameters (charset).
 func isJSONContentType(v string) bool {
+	if v == "application/json" { // the usual header, which needs no parsing
+		return true
+	}
 	mt, _, err := mime.ParseMediaType(v)
 	return err == nil && mt == "application/json"
 }

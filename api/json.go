@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/feedbridge/feedbridge/internal/jsonkeys"
@@ -17,10 +18,24 @@ import (
 
 const contentTypeJSON = "application/json; charset=utf-8"
 
+// jsonBuffers holds the buffers responses are encoded into; the body is copied out by Write, so a
+// buffer is free again as soon as it returns.
+var jsonBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledBuffer is the largest buffer kept for reuse; a rare large listing does not pin its memory.
+const maxPooledBuffer = 64 << 10
+
 // writeJSON writes v with status. HTML escaping is off: clients read JSON, not HTML, and "<" should stay "<".
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	buf := jsonBuffers.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxPooledBuffer {
+			buf.Reset()
+			jsonBuffers.Put(buf)
+		}
+	}()
+	buf.Reset()
+	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		// Only a programming error (an unencodable type) lands here; the client still gets a JSON body.
@@ -28,8 +43,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		buf.WriteString(`{"success":false,"error":"internal error","message":"The response could not be encoded."}` + "\n")
 		status = http.StatusInternalServerError
 	}
-	w.Header().Set("Content-Type", contentTypeJSON)
-	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	h := w.Header()
+	h.Set("Content-Type", contentTypeJSON)
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
 }
@@ -56,52 +72,63 @@ func decodeObject(body []byte, fields ...bodyField) error {
 	return err
 }
 
-// decodeMembers is decodeObject that also returns the object's members as given, for a caller that must
-// tell a member sent as null from one not sent.
-func decodeMembers(body []byte, fields ...bodyField) (map[string]json.RawMessage, error) {
+// decodeMembers is decodeObject that also tells which fields were sent and which as null, for a caller that
+// must tell a member sent as null from one not sent.
+func decodeMembers(body []byte, fields ...bodyField) (members, error) {
+	if m, ok := decodeSimple(body, fields); ok {
+		return m, nil
+	}
+	return decodeGeneral(body, fields)
+}
+
+// decodeGeneral is decodeMembers for every body, by encoding/json; it finds and explains each error.
+func decodeGeneral(body []byte, fields []bodyField) (members, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
-		return nil, badRequest("invalid json", "The request body is empty; send a JSON object.")
+		return members{}, badRequest("invalid json", "The request body is empty; send a JSON object.")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	var obj map[string]json.RawMessage
 	if err := dec.Decode(&obj); err != nil {
-		return nil, jsonError(err)
+		return members{}, jsonError(err)
 	}
 	if obj == nil {
-		return nil, badRequest("invalid json", "The request body must be a JSON object, not null.")
+		return members{}, badRequest("invalid json", "The request body must be a JSON object, not null.")
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, badRequest("invalid json", "The request body has data after the JSON object.")
+		return members{}, badRequest("invalid json", "The request body has data after the JSON object.")
 	}
 	// encoding/json keeps the last of two equal names; a body that says two things is refused instead.
 	var dup *jsonkeys.Duplicate
 	if !flatUnique(body, len(obj)) && errors.As(jsonkeys.Check(body), &dup) {
-		return nil, badRequest(dup.Error(), "The body gives the field %q more than once; send it once.", dup.Name)
+		return members{}, badRequest(dup.Error(), "The body gives the field %q more than once; send it once.", dup.Name)
 	}
 	names := make([]string, 0, len(obj))
 	for name := range obj {
 		names = append(names, name)
 	}
 	sort.Strings(names) // deterministic: the first unknown name in order is reported
-	known := make(map[string]any, len(fields))
-	for _, f := range fields {
-		known[f.name] = f.dst
+	known := make(map[string]int, len(fields))
+	for i, f := range fields {
+		known[f.name] = i
 	}
 	for _, name := range names {
 		if _, ok := known[name]; !ok {
-			return nil, badRequest(fmt.Sprintf("unknown field %q", name), "The body field %q is not part of this request.", name)
+			return members{}, badRequest(fmt.Sprintf("unknown field %q", name), "The body field %q is not part of this request.", name)
 		}
 	}
+	var m members
 	for _, name := range names {
-		raw := obj[name]
+		i, raw := known[name], obj[name]
+		m.sent |= 1 << i
 		if isNull(raw) {
+			m.null |= 1 << i
 			continue
 		}
-		if err := json.Unmarshal(raw, known[name]); err != nil {
-			return nil, wrongType(name, known[name])
+		if err := json.Unmarshal(raw, fields[i].dst); err != nil {
+			return members{}, wrongType(name, fields[i].dst)
 		}
 	}
-	return obj, nil
+	return m, nil
 }
 
 // flatUnique reports, for a body that decoded as an object of n distinct members, that it holds no nested

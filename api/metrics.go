@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -20,6 +21,19 @@ type Metrics struct {
 	latency  *prometheus.HistogramVec
 	created  *prometheus.CounterVec
 	gatherer prometheus.Gatherer
+	// series holds each route and status's children of requests and latency, found once: the vectors
+	// would hash the label values on every request.
+	series sync.Map // routeStatus → routeSeries
+}
+
+type routeStatus struct {
+	route  string
+	status int
+}
+
+type routeSeries struct {
+	requests prometheus.Counter
+	latency  prometheus.Observer
 }
 
 var _ core.Observer = (*Metrics)(nil)
@@ -81,6 +95,15 @@ func (m *Metrics) Handler() http.Handler {
 }
 
 func (m *Metrics) observe(route string, status int, d time.Duration) {
-	m.requests.WithLabelValues(route, strconv.Itoa(status)).Inc()
-	m.latency.WithLabelValues(route).Observe(d.Seconds())
+	k := routeStatus{route, status}
+	v, ok := m.series.Load(k)
+	if !ok {
+		v, _ = m.series.LoadOrStore(k, routeSeries{
+			requests: m.requests.WithLabelValues(route, strconv.Itoa(status)),
+			latency:  m.latency.WithLabelValues(route),
+		})
+	}
+	rs := v.(routeSeries)
+	rs.requests.Inc()
+	rs.latency.Observe(d.Seconds())
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"net/http"
 	"runtime/debug"
 	"strconv"
@@ -18,8 +19,9 @@ import (
 // reqInfo travels in the request context so that the log line, written last, knows what the inner layers
 // found: the workspace, and the error behind a failure.
 type reqInfo struct {
-	id        string
-	workspace core.ID
+	id string
+	// workspace is the authenticated key's workspace, set by authed for the handlers and the log line.
+	workspace core.Workspace
 	errorID   string
 	err       error
 }
@@ -40,17 +42,25 @@ func RequestID(ctx context.Context) string {
 	return ""
 }
 
-// withRequestID echoes a sane X-Request-ID or makes one, on every response.
+// withRequestID echoes a sane X-Request-ID or makes one, on every response, and gives the request's
+// context its deadline (see DefaultRequestTimeout) in the same step, so the request is copied once for both.
 func (s *Server) withRequestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get("X-Request-ID")
 		if !saneRequestID(id) {
 			id = newRequestID()
 		}
-		w.Header().Set("X-Request-ID", id)
+		h := w.Header()
+		h.Set("X-Request-ID", id)
 		// Bodies echo what clients sent (titles, descriptions); a browser must never sniff them into HTML.
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), infoKey{}, &reqInfo{id: id})))
+		h.Set("X-Content-Type-Options", "nosniff")
+		ctx := context.WithValue(r.Context(), infoKey{}, &reqInfo{id: id})
+		if s.requestTimeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, s.requestTimeout)
+			defer cancel()
+		}
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 
@@ -109,12 +119,25 @@ func (s *Server) withLogging(next http.Handler) http.Handler {
 			route = "unmatched"
 		}
 		s.metrics.observe(route, sw.status, d)
-		info := infoFrom(r.Context())
-		f := logrus.Fields{"route": route, "method": r.Method, "path": r.URL.Path, "status": sw.status, "duration": d.String()}
-		if info != nil {
+		level, msg := logrus.InfoLevel, "request"
+		switch {
+		case sw.status >= 500:
+			level, msg = logrus.ErrorLevel, "request failed"
+		case sw.status >= 400:
+			msg = "request refused"
+		}
+		if !s.log.Logger.IsLevelEnabled(level) {
+			return
+		}
+		// The entry is built whole rather than by WithFields, which would copy the fields once more and
+		// look into each value; these are all plain strings and numbers.
+		f := make(logrus.Fields, len(s.log.Data)+8)
+		maps.Copy(f, s.log.Data)
+		f["route"], f["method"], f["path"], f["status"], f["duration"] = route, r.Method, r.URL.Path, sw.status, d.String()
+		if info := infoFrom(r.Context()); info != nil {
 			f["request_id"] = info.id
-			if info.workspace != "" {
-				f["workspace"] = string(info.workspace)
+			if info.workspace.ID != "" {
+				f["workspace"] = string(info.workspace.ID)
 			}
 			if info.errorID != "" {
 				f["error_id"] = info.errorID
@@ -123,15 +146,8 @@ func (s *Server) withLogging(next http.Handler) http.Handler {
 				f["error"] = info.err.Error()
 			}
 		}
-		e := s.log.WithFields(f)
-		switch {
-		case sw.status >= 500:
-			e.Error("request failed")
-		case sw.status >= 400:
-			e.Info("request refused")
-		default:
-			e.Info("request")
-		}
+		e := &logrus.Entry{Logger: s.log.Logger, Data: f, Time: s.log.Time, Context: s.log.Context}
+		e.Log(level, msg)
 	})
 }
 

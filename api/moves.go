@@ -29,24 +29,24 @@ func decodePatch(body []byte) (core.Patch, error) {
 		fields = append(fields, bodyField{name, &strs[i]})
 	}
 	fields = append(fields, bodyField{"tags", &tags}, bodyField{"importance", &imp})
-	obj, err := decodeMembers(body, fields...)
+	m, err := decodeMembers(body, fields...)
 	if err != nil {
 		return p, err
 	}
-	for i, name := range patchStrings {
-		if raw, ok := obj[name]; ok && !isNull(raw) {
+	for i := range patchStrings {
+		if m.given(i) {
 			*dst[i] = &strs[i]
 		}
 	}
-	if raw, ok := obj["tags"]; ok && !isNull(raw) {
+	const tagsField, importanceField = len(patchStrings), len(patchStrings) + 1
+	if m.given(tagsField) {
 		p.Tags = &tags
 	}
-	if raw, ok := obj["importance"]; ok {
-		if isNull(raw) {
-			p.ClearImportance = true
-		} else {
-			p.Importance = &imp
-		}
+	switch {
+	case m.given(importanceField):
+		p.Importance = &imp
+	case m.sent&(1<<importanceField) != 0:
+		p.ClearImportance = true
 	}
 	return p, nil
 }

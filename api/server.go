@@ -129,7 +129,7 @@ func New(svc *core.Service, opts Options) *Server {
 	if s.requestTimeout == 0 {
 		s.requestTimeout = DefaultRequestTimeout
 	}
-	s.handler = s.withRequestID(s.withDeadline(s.withLogging(s.withRecovery(s.mux))))
+	s.handler = s.withRequestID(s.withLogging(s.withRecovery(s.mux)))
 	return s
 }
 
