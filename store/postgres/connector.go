@@ -91,12 +91,12 @@ func scanRun(row pgx.Row) (core.ImportRun, error) {
 // PutImportRun inserts a run or updates it by id; a run of another workspace is left alone (ErrNotFound).
 func (s *Store) PutImportRun(ctx context.Context, run core.ImportRun, events ...core.QueueItem) error {
 	if len(events) > 0 {
-		return fail("put import run", pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		return s.inTx(ctx, "put import run", func(tx pgx.Tx) error {
 			if err := putImportRun(ctx, tx, run); err != nil {
 				return err
 			}
 			return enqueue(ctx, tx, events)
-		}))
+		})
 	}
 	return fail("put import run", putImportRun(ctx, s.pool, run))
 }

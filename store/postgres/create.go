@@ -54,6 +54,7 @@ func (s *Store) createRecord(ctx context.Context, ws core.ID, nr core.NewRecord)
 		existing core.ID
 	)
 	err = s.inTx(ctx, "create record", func(tx pgx.Tx) error {
+		rec, existing = core.Record{}, "" // nothing of an attempt that was rolled back
 		if nr.Idempotency != nil {
 			id, err := claimIdempotency(ctx, tx, ws, nr)
 			if err != nil || id != "" {

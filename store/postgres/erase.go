@@ -90,6 +90,7 @@ func (s *Store) ForgetContact(ctx context.Context, ws core.ID, e core.Erasure) (
 		return out, nil
 	}
 	err = s.inTx(ctx, "forget contact", func(tx pgx.Tx) error {
+		out.Contacts = 0 // nothing of an attempt that was rolled back
 		// A record filed under the contact after the last pass still names it.
 		if _, err := tx.Exec(ctx, `UPDATE records SET contact_id = '', customer_email = ''
 			WHERE workspace_id = $1 AND contact_id = $2`, ws, contactID); err != nil {

@@ -32,3 +32,12 @@ var BulkSQL = struct{ Table, Contacts, Insert string }{bulkTable, bulkContacts, 
 
 // RollupSQL adds records' insights to the theme roll-up, as the insight write does.
 const RollupSQL = rollupSQL
+
+// InTx runs fn as the store's own writes run their transactions, retries included.
+func InTx(ctx context.Context, s *Store, fn func(tx pgx.Tx) error) error {
+	return s.inTx(ctx, "test", fn)
+}
+
+// TxRetries is how many times the store has run a transaction again after a deadlock or serialization
+// failure.
+func TxRetries(s *Store) int64 { return s.retries.Load() }

@@ -25,7 +25,7 @@ func (s *Store) KeepFailedRows(ctx context.Context, ws, run core.ID, header []st
 		}
 		lines[i], reasons[i], cells[i] = int32(r.Line), r.Reason, string(c)
 	}
-	return fail("keep failed rows", pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	return s.inTx(ctx, "keep failed rows", func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE import_runs SET failed_header = $1 WHERE workspace_id = $2 AND id = $3`, string(h), ws, run)
 		if err != nil {
 			return err
@@ -37,7 +37,7 @@ func (s *Store) KeepFailedRows(ctx context.Context, ws, run core.ID, header []st
 			SELECT $1, t.line, $2, t.reason, t.cells FROM unnest($3::integer[], $4::text[], $5::text[]) AS t(line, reason, cells)
 			ON CONFLICT (run_id, line) DO NOTHING`, run, ws, lines, reasons, cells)
 		return err
-	}))
+	})
 }
 
 // FailedRows reads the run's header, then its rows by line.

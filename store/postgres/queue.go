@@ -44,7 +44,7 @@ func (s *Store) EnqueueItems(ctx context.Context, items []core.QueueItem) error 
 			return err
 		}
 	}
-	return fail("enqueue", pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return enqueue(ctx, tx, items) }))
+	return s.inTx(ctx, "enqueue", func(tx pgx.Tx) error { return enqueue(ctx, tx, items) })
 }
 
 // enqueueSQL inserts one item ($1-$7, $9 its creation time or null for now), only when $8 is "" or the id of a record of its workspace: a
@@ -122,7 +122,7 @@ func (s *Store) ClaimItems(ctx context.Context, queue, worker string, n int, lea
 		return []core.QueueItem{}, nil
 	}
 	var out []core.QueueItem
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := s.tx(ctx, func(tx pgx.Tx) error {
 		var err error
 		if _, err = tx.Exec(ctx, `SET LOCAL enable_bitmapscan = off; SET LOCAL enable_sort = off; SET LOCAL jit = off; SET LOCAL synchronous_commit = off`); err != nil {
 			return err
@@ -155,16 +155,16 @@ const heldItem = `queue = $1 AND id = $2 AND workspace_id = $3 AND state = 'runn
 // reach the disk: a crash that loses it only makes the item due again once its lease runs out, and
 // delivery is at least once anyway; not waiting saves a disk flush per delivered item.
 func (s *Store) FinishItem(ctx context.Context, it core.QueueItem, worker string) error {
-	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	return s.inTx(ctx, "finish queue item", func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
-			return fail("finish queue item", err)
+			return err
 		}
 		tag, err := tx.Exec(ctx, `DELETE FROM queue_items WHERE `+heldItem, it.Queue, it.ID, it.Workspace, worker)
 		switch {
 		case err != nil:
-			return fail("finish queue item", err)
+			return err
 		case tag.RowsAffected() == 0:
-			return fail("finish queue item", core.ErrConflict)
+			return core.ErrConflict
 		}
 		return nil
 	})
@@ -183,7 +183,8 @@ func (s *Store) FinishItems(ctx context.Context, items []core.QueueItem, worker 
 	for i, it := range items {
 		byQueue[it.Queue] = append(byQueue[it.Queue], i)
 	}
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := s.tx(ctx, func(tx pgx.Tx) error {
+		clear(done) // a retry starts again from nothing finished
 		if _, err := tx.Exec(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
 			return err
 		}

@@ -23,7 +23,10 @@ func (s *Store) ClaimFair(ctx context.Context, queue, worker string, n int, leas
 	s.claimMu.Lock()
 	after := s.claimAfter[queue]
 	s.claimMu.Unlock()
-	var items []core.QueueItem
+	var (
+		items []core.QueueItem
+		wss   []string // the workspaces dealt from, by the attempt that committed
+	)
 	err := s.inTx(ctx, "claim queue items", func(tx pgx.Tx) error {
 		// Right after a bulk import the table's statistics can say a workspace has an item or two when it
 		// has tens of thousands; the planner then reads them all through a bitmap and sorts them, per claim.
@@ -32,7 +35,8 @@ func (s *Store) ClaimFair(ctx context.Context, queue, worker string, n int, leas
 		if _, err := tx.Exec(ctx, `SET LOCAL enable_bitmapscan = off; SET LOCAL synchronous_commit = off`); err != nil {
 			return err
 		}
-		wss, err := fairshare.Rotation(after, n, func(after string) (string, error) {
+		var err error
+		wss, err = fairshare.Rotation(after, n, func(after string) (string, error) {
 			var ws string
 			err := tx.QueryRow(ctx, `SELECT workspace_id FROM queue_items WHERE queue = $1 AND state = 'queued'
 				AND workspace_id > $2 AND run_at <= clock_timestamp() ORDER BY workspace_id LIMIT 1`, queue, after).Scan(&ws)
@@ -44,16 +48,17 @@ func (s *Store) ClaimFair(ctx context.Context, queue, worker string, n int, leas
 		if err != nil {
 			return err
 		}
-		if len(wss) > 0 {
-			s.claimMu.Lock()
-			s.claimAfter[queue] = wss[len(wss)-1]
-			s.claimMu.Unlock()
-		}
 		items, err = collectQueueItems(tx.Query(ctx, claimFairSQL, n, wss, worker, lease.Milliseconds(), queue))
 		return err
 	})
 	if err != nil {
 		return nil, err
+	}
+	// The rotation moves on only once the claim is committed, not for an attempt that was rolled back.
+	if len(wss) > 0 {
+		s.claimMu.Lock()
+		s.claimAfter[queue] = wss[len(wss)-1]
+		s.claimMu.Unlock()
 	}
 	return items, nil
 }

@@ -34,6 +34,7 @@ type Store struct {
 	jobqueue.Views // insight jobs and deliveries on the general queue
 
 	erasure atomic.Pointer[[]byte] // the key of erased dedup keys, once read (erasekeys.go)
+	retries atomic.Int64           // transactions run again after a deadlock or serialization failure (retry.go)
 }
 
 var _ core.Store = (*Store)(nil)
@@ -138,9 +139,10 @@ func (s *Store) Close() error {
 	return nil
 }
 
-// inTx runs fn in one transaction, committing when it returns nil.
+// inTx runs fn in one transaction, committing when it returns nil, and runs it again after a deadlock or
+// serialization failure (see tx): fn must set what it returns afresh on each run.
 func (s *Store) inTx(ctx context.Context, op string, fn func(tx pgx.Tx) error) error {
-	if err := pgx.BeginFunc(ctx, s.pool, fn); err != nil {
+	if err := s.tx(ctx, fn); err != nil {
 		return fail(op, err)
 	}
 	return nil
