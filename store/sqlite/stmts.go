@@ -120,7 +120,11 @@ func (t *wtx) flushIndex() error {
 		for _, e := range t.fts[:n] {
 			args = append(args, e.seq, e.counted)
 		}
-		if _, err := t.ExecContext(t.ctx, `INSERT INTO records_fts_pending(seq, counted) VALUES `+placeholders(n, 2), args...); err != nil {
+		query := queueOneIndex
+		if n > 1 {
+			query = `INSERT INTO records_fts_pending(seq, counted) VALUES ` + placeholders(n, 2)
+		}
+		if _, err := t.ExecContext(t.ctx, query, args...); err != nil {
 			return err
 		}
 		t.fts, t.queued = t.fts[n:], t.queued+n
@@ -130,6 +134,9 @@ func (t *wtx) flushIndex() error {
 
 // queueRows is how many seqs one statement queues.
 const queueRows = 1000
+
+// queueOneIndex is flushIndex's statement for a transaction of one record, the usual create.
+var queueOneIndex = `INSERT INTO records_fts_pending(seq, counted) VALUES ` + placeholders(1, 2)
 
 func (t *wtx) stmt(query string) (*sql.Stmt, error) {
 	st := t.c.lookup(query)
