@@ -146,7 +146,7 @@ type boundStmt struct{ cached, tx *sql.Stmt }
 // maxBound is how many bound statements a transaction keeps for reuse: enough for every statement of a
 // group of creates or PATCHes, while a transaction of many different statements (an erasure's) binds the
 // rest on each use rather than searching a long list.
-const maxBound = 32
+const maxBound = 16
 
 // stmt returns the cached statement for query bound to the transaction, or nil when it is not cached.
 // Binding costs database/sql allocations and locks, and the bound copy is closed only at the transaction's
