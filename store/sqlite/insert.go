@@ -33,6 +33,13 @@ func recordArgs(seq int64, ws core.ID, nr core.NewRecord, contactID, companyID s
 		nr.Reporter, nr.Release, nr.Timeframe, dedup, ms(nr.CreatedAt), ms(nr.UpdatedAt), createdBy(nr), nullID(nr.ImportRun), nr.Origin}
 }
 
+// The single-row inserts of a create, built once rather than on every create (their text is also the
+// statement cache's key, hashed on every lookup).
+var (
+	insertRecord = `INSERT INTO records(` + recordCols + `) VALUES ` + placeholders(1, recordColCount)
+	insertJob    = `INSERT INTO queue_items(` + jobInsertCols + `) VALUES ` + placeholders(1, jobInsertColCount)
+)
+
 // placeholders returns n groups of "(?, ?, …)" with cols marks each.
 func placeholders(n, cols int) string {
 	group := "(" + strings.TrimSuffix(strings.Repeat("?, ", cols), ", ") + ")"
@@ -54,7 +61,7 @@ func (w *recordWriter) insert(nr core.NewRecord, r refs) (core.Record, error) {
 	if err != nil {
 		return core.Record{}, err
 	}
-	if _, err := w.tx.ExecContext(w.ctx, `INSERT INTO records(`+recordCols+`) VALUES `+placeholders(1, recordColCount),
+	if _, err := w.tx.ExecContext(w.ctx, insertRecord,
 		recordArgs(seq, w.ws, nr, ct.id, companyID)...); err != nil {
 		return core.Record{}, err
 	}
@@ -69,7 +76,7 @@ func (w *recordWriter) insert(nr core.NewRecord, r refs) (core.Record, error) {
 		}
 	}
 	if nr.EnqueueInsight {
-		if _, err := w.tx.ExecContext(w.ctx, `INSERT INTO queue_items(`+jobInsertCols+`) VALUES `+placeholders(1, jobInsertColCount),
+		if _, err := w.tx.ExecContext(w.ctx, insertJob,
 			w.jobArgs(nr)...); err != nil {
 			return core.Record{}, err
 		}

@@ -91,6 +91,8 @@ type wtx struct {
 	c      *stmtCache
 	ctx    context.Context
 	missed []string
+	bound  [maxBound]boundStmt // the cached statements already bound to raw, in the order first used
+	nbound int
 	fts    []ftsEntry // the records whose full-text entries are to be queued (indexer.go)
 	queued int        // how many entries the transaction queued
 	hooks  []func()   // run once the transaction has committed
@@ -120,7 +122,11 @@ func (t *wtx) flushIndex() error {
 		for _, e := range t.fts[:n] {
 			args = append(args, e.seq, e.counted)
 		}
-		if _, err := t.ExecContext(t.ctx, `INSERT INTO records_fts_pending(seq, counted) VALUES `+placeholders(n, 2), args...); err != nil {
+		query := queueOneIndex
+		if n > 1 {
+			query = `INSERT INTO records_fts_pending(seq, counted) VALUES ` + placeholders(n, 2)
+		}
+		if _, err := t.ExecContext(t.ctx, query, args...); err != nil {
 			return err
 		}
 		t.fts, t.queued = t.fts[n:], t.queued+n
@@ -131,13 +137,38 @@ func (t *wtx) flushIndex() error {
 // queueRows is how many seqs one statement queues.
 const queueRows = 1000
 
+// queueOneIndex is flushIndex's statement for a transaction of one record, the usual create.
+var queueOneIndex = `INSERT INTO records_fts_pending(seq, counted) VALUES ` + placeholders(1, 2)
+
+// boundStmt is a cached statement and its copy bound to one transaction.
+type boundStmt struct{ cached, tx *sql.Stmt }
+
+// maxBound is how many bound statements a transaction keeps for reuse: enough for every statement of a
+// group of creates or PATCHes, while a transaction of many different statements (an erasure's) binds the
+// rest on each use rather than searching a long list.
+const maxBound = 16
+
+// stmt returns the cached statement for query bound to the transaction, or nil when it is not cached.
+// Binding costs database/sql allocations and locks, and the bound copy is closed only at the transaction's
+// end, so each statement is bound once per transaction: a group of writes runs the same few statements
+// (and savepoints) once per write.
 func (t *wtx) stmt(query string) (*sql.Stmt, error) {
 	st := t.c.lookup(query)
 	if st == nil {
 		t.missed = append(t.missed, query)
 		return nil, nil
 	}
-	return t.raw.StmtContext(t.ctx, st), nil
+	for _, b := range t.bound[:t.nbound] {
+		if b.cached == st {
+			return b.tx, nil
+		}
+	}
+	txst := t.raw.StmtContext(t.ctx, st)
+	if t.nbound < maxBound {
+		t.bound[t.nbound] = boundStmt{cached: st, tx: txst}
+		t.nbound++
+	}
+	return txst, nil
 }
 
 func (t *wtx) ExecContext(_ context.Context, query string, args ...any) (sql.Result, error) {
