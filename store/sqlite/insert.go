@@ -33,12 +33,9 @@ func recordArgs(seq int64, ws core.ID, nr core.NewRecord, contactID, companyID s
 		nr.Reporter, nr.Release, nr.Timeframe, dedup, ms(nr.CreatedAt), ms(nr.UpdatedAt), createdBy(nr), nullID(nr.ImportRun), nr.Origin}
 }
 
-// The single-row inserts of a create, built once rather than on every create (their text is also the
+// insertRecord is a create's record insert, built once rather than on every create (its text is also the
 // statement cache's key, hashed on every lookup).
-var (
-	insertRecord = `INSERT INTO records(` + recordCols + `) VALUES ` + placeholders(1, recordColCount)
-	insertJob    = `INSERT INTO queue_items(` + jobInsertCols + `) VALUES ` + placeholders(1, jobInsertColCount)
-)
+var insertRecord = `INSERT INTO records(` + recordCols + `) VALUES ` + placeholders(1, recordColCount)
 
 // placeholders returns n groups of "(?, ?, …)" with cols marks each.
 func placeholders(n, cols int) string {
@@ -46,7 +43,8 @@ func placeholders(n, cols int) string {
 	return strings.TrimSuffix(strings.Repeat(group+", ", n), ", ")
 }
 
-// insert writes one record with its tags and insight job and returns it as Record would read it.
+// insert writes one record with its tags and returns it as Record would read it; queueCreated queues its
+// insight job and events.
 func (w *recordWriter) insert(nr core.NewRecord, r refs) (core.Record, error) {
 	var ct contactRow
 	var companyID, companyName string
@@ -75,12 +73,6 @@ func (w *recordWriter) insert(nr core.NewRecord, r refs) (core.Record, error) {
 			return core.Record{}, err
 		}
 	}
-	if nr.EnqueueInsight {
-		if _, err := w.tx.ExecContext(w.ctx, insertJob,
-			w.jobArgs(nr)...); err != nil {
-			return core.Record{}, err
-		}
-	}
 	rec := built(w.ws, nr, r, ct.id, companyID, companyName)
 	rec.CustomerName = ct.name
 	return rec, nil
@@ -106,6 +98,51 @@ func (w *recordWriter) jobArgs(nr core.NewRecord) []any {
 	retryFor := core.DefaultRetryFor.Milliseconds()
 	return []any{core.NewID(), core.InsightQueue, core.KindInsight, w.ws, nr.ID, []byte{}, core.JobQueued, retryFor,
 		w.now, w.now + retryFor, w.now, w.now}
+}
+
+// queueCreated queues a new record's insight job and events, in one statement: each statement costs the
+// single writer a good part of what its row does, and a create runs with the writer's queue waiting on it.
+// The job comes first, as its seq did when it had a statement of its own. A repeated (queue, id) is
+// ignored, as enqueue ignores it; the job's id is new.
+func (w *recordWriter) queueCreated(nr core.NewRecord, events []core.QueueItem) error {
+	n := len(events)
+	if nr.EnqueueInsight {
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	args := make([]any, 0, n*jobInsertColCount)
+	if nr.EnqueueInsight {
+		args = append(args, w.jobArgs(nr)...)
+	}
+	for _, it := range events {
+		args = appendItemArgs(args, it, w.now)
+	}
+	_, err := w.tx.ExecContext(w.ctx, itemInsert(n), args...)
+	return err
+}
+
+// itemInserts are the statements inserting one to len(itemInserts) queue items, built once.
+var itemInserts = func() (out [8]string) {
+	for i := range out {
+		out[i] = buildItemInsert(i + 1)
+	}
+	return out
+}()
+
+// itemInsert is the statement inserting n queue items given as appendItemArgs gives them; a repeated
+// (queue, id) is ignored.
+func itemInsert(n int) string {
+	if n <= len(itemInserts) {
+		return itemInserts[n-1]
+	}
+	return buildItemInsert(n)
+}
+
+func buildItemInsert(n int) string {
+	return `INSERT INTO queue_items(` + jobInsertCols + `) VALUES ` + placeholders(n, jobInsertColCount) +
+		` ON CONFLICT (queue, id) DO NOTHING`
 }
 
 // built is the Record of a freshly written row, with the same values (and empty, non-nil slices) that

@@ -43,26 +43,30 @@ func (s *Store) EnqueueItems(ctx context.Context, items []core.QueueItem) error 
 // Events are written here too, once, in the change's own transaction: the single writer commits changes
 // one after another, so the queue's seq is the commit order and the events of a record are claimed in
 // the order their changes committed. Each event's row and index entries are written in that commit and
-// never again until its delivery claims and finishes it.
+// never again until its delivery claims and finishes it. A create queues its events with its insight job
+// instead (queueCreated), to the same effect.
 func (s *Store) enqueue(tx *wtx, items []core.QueueItem) error {
 	now := s.nowMS()
 	for _, it := range items {
-		retryFor := it.RetryFor
-		if retryFor == 0 {
-			retryFor = core.DefaultRetryFor
-		}
-		created := now
-		if !it.CreatedAt.IsZero() {
-			created = ms(it.CreatedAt)
-		}
-		if _, err := tx.ExecContext(tx.ctx, `INSERT INTO queue_items (`+queueCols+`)
-			VALUES (?, ?, ?, ?, ?, ?, 'queued', 0, '', ?, ?, NULL, '', ?, ?, ?) ON CONFLICT (queue, id) DO NOTHING`,
-			it.ID, it.Queue, it.Kind, it.Workspace, it.Key, it.Body, retryFor.Milliseconds(), now,
-			now+retryFor.Milliseconds(), created, now); err != nil {
+		if _, err := tx.ExecContext(tx.ctx, itemInsert(1), appendItemArgs(make([]any, 0, jobInsertColCount), it, now)...); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// appendItemArgs appends the values of item it for jobInsertCols, queued and due at now.
+func appendItemArgs(args []any, it core.QueueItem, now int64) []any {
+	retryFor := it.RetryFor
+	if retryFor == 0 {
+		retryFor = core.DefaultRetryFor
+	}
+	created := now
+	if !it.CreatedAt.IsZero() {
+		created = ms(it.CreatedAt)
+	}
+	return append(args, it.ID, it.Queue, it.Kind, it.Workspace, it.Key, it.Body, core.JobQueued, retryFor.Milliseconds(),
+		now, now+retryFor.Milliseconds(), created, now)
 }
 
 // createdEvents writes the record.created events of a bulk write's created records that have an outbox,

@@ -61,7 +61,7 @@ func (s *Store) CreateRecord(ctx context.Context, ws core.ID, nr core.NewRecord)
 		if err != nil {
 			return err
 		}
-		if err := s.enqueue(tx, events); err != nil {
+		if err := w.queueCreated(nr, events); err != nil {
 			return err
 		}
 		created = true
