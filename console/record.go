@@ -20,9 +20,17 @@ type recordData struct {
 	Links         []core.Record // Feedback: what it is linked to
 	Linked        []core.Record // Idea and Feature: the feedback linked to it
 	History       []core.HistoryEntry
-	Statuses      []string
-	MergedInto    *core.Record
+	// Titles names the records the history's links and merges point at, by id, where they could be read.
+	Titles     map[string]string
+	Statuses   []string
+	MergedInto *core.Record
 }
+
+// recordFields are the history fields whose values are ids of other records.
+var recordFields = map[string]bool{"links": true, "merged_into": true, "merged_from": true}
+
+// titlesRead bounds the records the history names that a page view reads beyond those it shows anyway.
+const titlesRead = 20
 
 // linkedShown bounds the linked feedback listed on an Idea or Feature; its count is on the record.
 const linkedShown = "50"
@@ -86,7 +94,49 @@ func (s *Server) loadRecord(w http.ResponseWriter, r *http.Request, m *core.Memb
 		s.internal(w, r, err)
 		return recordData{}, false
 	}
+	if err := s.historyTitles(ctx, ws, &d); err != nil {
+		s.internal(w, r, err)
+		return recordData{}, false
+	}
 	return d, true
+}
+
+// historyTitles names the records the history links and merges point at, so that an entry says which idea
+// a feedback was linked to rather than its id. The records the page shows already name most of them; a few
+// more are read, and one that is gone keeps its id.
+func (s *Server) historyTitles(ctx context.Context, ws core.ID, d *recordData) error {
+	d.Titles = map[string]string{string(d.Record.ID): d.Record.Title}
+	for _, r := range append(d.Links, d.Linked...) {
+		d.Titles[string(r.ID)] = r.Title
+	}
+	if d.MergedInto != nil {
+		d.Titles[string(d.MergedInto.ID)] = d.MergedInto.Title
+	}
+	read := 0
+	for _, h := range d.History {
+		for f, c := range h.Changes {
+			if !recordFields[f] {
+				continue
+			}
+			for _, v := range c {
+				id, ok := v.(string)
+				if _, known := d.Titles[id]; !ok || id == "" || known || read == titlesRead {
+					continue
+				}
+				read++
+				rec, err := s.svc.Record(ctx, ws, core.ID(id))
+				if errors.Is(err, core.ErrNotFound) {
+					d.Titles[id] = ""
+					continue
+				}
+				if err != nil {
+					return err
+				}
+				d.Titles[id] = rec.Title
+			}
+		}
+	}
+	return nil
 }
 
 // loadLinks fills in the records on either end of the record's links, and what it was merged into.

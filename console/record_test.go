@@ -143,6 +143,9 @@ func TestRecordLinks(t *testing.T) {
 		if !strings.Contains(page.body, `aria-label="Unlink CSV export of reports"`) {
 			t.Error("the link is not shown with Unlink")
 		}
+		if !strings.Contains(page.body, "links: none → “CSV export of reports”") {
+			t.Error("the history does not name the idea the feedback was linked to")
+		}
 		if ideaPage := viewer.get("/records/" + string(idea.ID)); !strings.Contains(ideaPage.body, fb.Title) {
 			t.Error("the idea does not list the feedback linked to it")
 		}
@@ -152,6 +155,10 @@ func TestRecordLinks(t *testing.T) {
 			t.Errorf("links after unlink %v", got.Links)
 		}
 		wantStatus(t, "unlink again", editor.post(path+"/links/"+string(idea.ID)+"/remove", url.Values{}), http.StatusNotFound)
+		// Unlinked, the idea is no longer on the page, and the history still names it.
+		if page = editor.get(path); !strings.Contains(page.body, "links: “CSV export of reports” → none") {
+			t.Errorf("the history does not name the idea the feedback was unlinked from:\n%s", page.body)
+		}
 	})
 }
 

@@ -44,9 +44,19 @@ var funcs = template.FuncMap{
 	"iso":    func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 	"age":    age,
 	"value":  value,
+	"change": change,
 	"minus3": func(n int) int { return n - 3 },
 	"add1":   func(n int) int { return n + 1 },
 	"day":    func(t time.Time) string { return t.UTC().Format("2 Jan 2006") },
+}
+
+// change shows a value of the history change of field: a record's title in quotes where the field names
+// records and the title is known, otherwise as value shows it.
+func change(titles map[string]string, field string, v any) string {
+	if id, ok := v.(string); ok && recordFields[field] && titles[id] != "" {
+		return "“" + titles[id] + "”"
+	}
+	return value(v)
 }
 
 // value shows a value of a history change: nothing as "none", a list joined by commas.
