@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/feedbridge/feedbridge/core"
 	"github.com/feedbridge/feedbridge/store/postgres/pgtest"
@@ -40,16 +41,7 @@ func TestLinkCompanyCountsFollowLinks(t *testing.T) {
 			now() - g * interval '1 hour', now() FROM generate_series(1, 3) g`)
 	check := func(step string) {
 		t.Helper()
-		var extra, missing int
-		err := pool.QueryRow(ctx, `WITH want AS (SELECT workspace_id, target_id, company_id, count(*)::int AS n
-				FROM record_links WHERE workspace_id = $1 AND company_id <> '' GROUP BY 1, 2, 3),
-			have AS (SELECT workspace_id, target_id, company_id, n FROM record_link_companies WHERE workspace_id = $1)
-			SELECT (SELECT count(*) FROM (SELECT * FROM have EXCEPT SELECT * FROM want) x),
-			       (SELECT count(*) FROM (SELECT * FROM want EXCEPT SELECT * FROM have) x)`, ws).Scan(&extra, &missing)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if extra != 0 || missing != 0 {
+		if extra, missing := linkCountDrift(t, pool, ws); extra != 0 || missing != 0 {
 			t.Fatalf("after %s: %d counts of record_link_companies that the links do not make, %d missing", step, extra, missing)
 		}
 		// The accounts of every Idea as a demand listing reads them, against the ranking of its links.
@@ -126,4 +118,19 @@ func TestLinkCompanyCountsFollowLinks(t *testing.T) {
 	if n != 0 {
 		t.Fatalf("%d counts left with no links", n)
 	}
+}
+
+// linkCountDrift compares record_link_companies with the counts the workspace's links make: extra is how
+// many of its rows no link makes, missing how many counts it lacks.
+func linkCountDrift(t *testing.T, pool *pgxpool.Pool, ws core.ID) (extra, missing int) {
+	t.Helper()
+	err := pool.QueryRow(context.Background(), `WITH want AS (SELECT workspace_id, target_id, company_id, count(*)::int AS n
+			FROM record_links WHERE workspace_id = $1 AND company_id <> '' GROUP BY 1, 2, 3),
+		have AS (SELECT workspace_id, target_id, company_id, n FROM record_link_companies WHERE workspace_id = $1)
+		SELECT (SELECT count(*) FROM (SELECT * FROM have EXCEPT SELECT * FROM want) x),
+		       (SELECT count(*) FROM (SELECT * FROM want EXCEPT SELECT * FROM have) x)`, ws).Scan(&extra, &missing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return extra, missing
 }

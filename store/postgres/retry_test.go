@@ -212,16 +212,7 @@ func TestMergesBesideMergesSucceed(t *testing.T) {
 		}
 	}
 	t.Logf("transactions run again: %d", postgres.TxRetries(st))
-	var extra, missing int
-	err = pool.QueryRow(ctx, `WITH want AS (SELECT workspace_id, target_id, company_id, count(*)::int AS n
-			FROM record_links WHERE workspace_id = $1 AND company_id <> '' GROUP BY 1, 2, 3),
-		have AS (SELECT workspace_id, target_id, company_id, n FROM record_link_companies WHERE workspace_id = $1)
-		SELECT (SELECT count(*) FROM (SELECT * FROM have EXCEPT SELECT * FROM want) x),
-		       (SELECT count(*) FROM (SELECT * FROM want EXCEPT SELECT * FROM have) x)`, ws).Scan(&extra, &missing)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if extra != 0 || missing != 0 {
+	if extra, missing := linkCountDrift(t, pool, ws); extra != 0 || missing != 0 {
 		t.Fatalf("%d counts of record_link_companies that the links do not make, %d missing", extra, missing)
 	}
 }
