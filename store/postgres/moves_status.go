@@ -14,9 +14,11 @@ var _ core.StatusMover = (*Store)(nil)
 // MoveStatus moves a record's status with its history entry in one statement, one round trip where the
 // general edit takes two (the read, then the write). The UPDATE joins the row to itself: the joined row is
 // the statement's reading of the record, before its own update, and is what it returns and what the
-// history's "from" comes from. It writes only while the row's version is still the one read (checked
-// again on the newest row when it had to wait for another writer), so a change committed in between makes
-// it write nothing. When nothing is written (no such record, a refused or empty move, that race) the
+// history's "from" comes from. The join is by the row's physical address (ctid), a fetch of the heap page
+// the key lookup already found, not a second descent of the primary key. It writes only while the row's
+// version and address are still the ones read (checked again on the newest row when it had to wait for
+// another writer, whose update gives the row a new address), so a change committed in between makes it
+// write nothing. When nothing is written (no such record, a refused or empty move, that race) the
 // record is read on its own, a second round trip only on that rarer path, and the service explains the
 // refusal from it or takes the general path.
 func (s *Store) MoveStatus(ctx context.Context, ws core.ID, m core.StatusMove) (core.Record, bool, error) {
@@ -45,7 +47,7 @@ func (s *Store) MoveStatus(ctx context.Context, ws core.ID, m core.StatusMove) (
 var moveStatusSQL = `WITH u AS (
 	UPDATE records r SET status = ($4::text[])[array_position($3::text[], o.type)], updated_at = $5, version = r.version + 1
 	FROM records o
-	WHERE r.workspace_id = $1 AND r.id = $2 AND o.workspace_id = $1 AND o.id = $2 AND r.version = o.version
+	WHERE r.workspace_id = $1 AND r.id = $2 AND o.ctid = r.ctid AND r.version = o.version
 		AND ($4::text[])[array_position($3::text[], o.type)] <> o.status AND o.status <> 'Merged' AND ($6 = -1 OR o.version = $6)
 	RETURNING o.*
 ), h AS (
