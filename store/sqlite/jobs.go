@@ -41,6 +41,14 @@ func (s *Store) CompleteInsightJobs(ctx context.Context, worker string, results 
 	return notHeld, nil
 }
 
+// deleteHeldJobs (?1 a JSON list of [job id, workspace], ?2 the worker) deletes the listed insight jobs
+// the worker holds and returns their ids. CROSS JOIN keeps the list as the outer loop, each job found by
+// its key: the planner would otherwise walk every running job of the queue (the pool's reserve) against
+// the list.
+const deleteHeldJobs = `DELETE FROM queue_items WHERE seq IN (SELECT q.seq FROM json_each(?1) k
+	CROSS JOIN queue_items q ON q.id = k.value ->> 0 AND q.queue = '` + core.InsightQueue + `'
+	WHERE q.workspace_id = k.value ->> 1 AND q.state = 'running' AND q.leased_by = ?2) RETURNING id`
+
 // completeJobs marks the jobs of results that worker holds done and replaces their records' insights with
 // the results' (a record named twice gets the last result's), and adds them to the theme roll-up. The
 // statements are the same few however many jobs there are: one deletion of the jobs, one of the records'
@@ -55,10 +63,7 @@ func (s *Store) completeJobs(tx *wtx, worker string, results []core.JobResult) (
 	if err != nil {
 		return nil, err
 	}
-	rows, err := tx.QueryContext(tx.ctx, `DELETE FROM queue_items WHERE seq IN (SELECT q.seq FROM json_each(?1) k
-		JOIN queue_items q ON q.id = k.value ->> 0 AND q.queue = '`+core.InsightQueue+`'
-		WHERE q.workspace_id = k.value ->> 1 AND q.state = 'running' AND q.leased_by = ?2) RETURNING id`,
-		string(list), worker)
+	rows, err := tx.QueryContext(tx.ctx, deleteHeldJobs, string(list), worker)
 	done, err := collect(rows, func(sc scanner) (core.ID, error) {
 		var id core.ID
 		return id, sc.Scan(&id)
@@ -90,10 +95,10 @@ func (s *Store) completeJobs(tx *wtx, worker string, results []core.JobResult) (
 }
 
 // replaceInsights deletes the earlier insights of the results' records (the delete trigger takes their
-// shares out of the roll-up) and inserts the results' insights, in extraction order, in one statement each.
+// shares out of the roll-up) and inserts the results' insights in extraction order, many rows a statement.
 func replaceInsights(tx *wtx, results []core.JobResult, now int64) error {
 	recs := make([][2]core.ID, len(results))
-	var rows []any
+	var rows [][]any
 	for i, r := range results {
 		recs[i] = [2]core.ID{r.Job.Workspace, r.Job.RecordID}
 		for _, in := range r.Insights {
@@ -112,18 +117,12 @@ func replaceInsights(tx *wtx, results []core.JobResult, now int64) error {
 		JOIN insights i ON i.workspace_id = k.value ->> 0 AND i.record_id = k.value ->> 1)`, string(list)); err != nil {
 		return err
 	}
-	if len(rows) == 0 {
-		return nil
-	}
-	if list, err = json.Marshal(rows); err != nil {
-		return err
-	}
-	_, err = tx.ExecContext(tx.ctx, `INSERT INTO insights(id, workspace_id, record_id, kind, summary, quote, sentiment,
-		sentiment_score, themes, tags, extractor, created_at)
-		SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7,
-			value ->> 8, value ->> 9, value ->> 10, value ->> 11 FROM json_each(?)`, string(list))
-	return err
+	return insightInsert.exec(tx, rows)
 }
+
+// insightInsert writes insights, each row as insightRow gives it.
+var insightInsert = rowInsert{head: `INSERT INTO insights(id, workspace_id, record_id, kind, summary, quote, sentiment,
+	sentiment_score, themes, tags, extractor, created_at) VALUES `, cols: 12}
 
 // insightRow is the row of one insight of the job's record as replaceInsights inserts it; themes and tags
 // are stored as JSON arrays.

@@ -7,23 +7,18 @@ import (
 	"github.com/feedbridge/feedbridge/store/internal/themeshare"
 )
 
-// rollupSQL adds shares to the theme roll-up of migration 0017, each statement from one JSON array built
-// in Go from the insights just written (rollupShares): the records' shares per theme, their sums per day
-// and theme, and per theme, day and company. The records' earlier insights were deleted in the same
+// rollupTables are the inserts of rollupShares: the records' shares per theme, their sums per day and
+// theme, and per theme, day and company. The records' earlier insights were deleted in the same
 // transaction, and the delete trigger took their shares away, so every share of these records is new.
-var rollupSQL = [3]string{
-	`INSERT INTO record_themes (workspace_id, record_id, theme, day, created_at, company_id, n, score, req, prob, praise, quest)
-	SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7,
-		value ->> 8, value ->> 9, value ->> 10, value ->> 11 FROM json_each(?)`,
-	`INSERT INTO theme_days (workspace_id, day, theme, n, recs, score, req, prob, praise, quest)
-	SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7,
-		value ->> 8, value ->> 9 FROM json_each(?) WHERE true
-	ON CONFLICT (workspace_id, day, theme) DO UPDATE SET n = n + excluded.n, recs = recs + excluded.recs,
+var rollupTables = [3]rowInsert{
+	{head: `INSERT INTO record_themes (workspace_id, record_id, theme, day, created_at, company_id, n, score, req, prob,
+		praise, quest) VALUES `, cols: 12},
+	{head: `INSERT INTO theme_days (workspace_id, day, theme, n, recs, score, req, prob, praise, quest) VALUES `, cols: 10,
+		tail: ` ON CONFLICT (workspace_id, day, theme) DO UPDATE SET n = n + excluded.n, recs = recs + excluded.recs,
 		score = score + excluded.score, req = req + excluded.req, prob = prob + excluded.prob,
-		praise = praise + excluded.praise, quest = quest + excluded.quest`,
-	`INSERT INTO theme_day_companies (workspace_id, theme, day, company_id, n)
-	SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4 FROM json_each(?) WHERE true
-	ON CONFLICT (workspace_id, theme, day, company_id) DO UPDATE SET n = n + excluded.n`,
+		praise = praise + excluded.praise, quest = quest + excluded.quest`},
+	{head: `INSERT INTO theme_day_companies (workspace_id, theme, day, company_id, n) VALUES `, cols: 5,
+		tail: ` ON CONFLICT (workspace_id, theme, day, company_id) DO UPDATE SET n = n + excluded.n`},
 }
 
 // recordPlace is what the roll-up copies from a record: its creation (ms) and company (” for none).
@@ -69,11 +64,8 @@ func rollupShares(tx *wtx, results []core.JobResult) error {
 		day     dayKey
 		company string
 	}
-	var shares, days, companies []any
-	dayAt := map[dayKey]int{}
-	var dayRows [][]any
-	companyAt := map[companyKey]int{}
-	var companyRows [][]any
+	var shares, dayRows, companyRows [][]any
+	dayAt, companyAt := map[dayKey]int{}, map[companyKey]int{}
 	for _, r := range results {
 		p, ok := places[r.Job.RecordID]
 		if !ok {
@@ -105,22 +97,36 @@ func rollupShares(tx *wtx, results []core.JobResult) error {
 			companyRows[i][4] = companyRows[i][4].(int) + sh.N
 		}
 	}
-	for _, d := range dayRows {
-		days = append(days, d)
-	}
-	for _, c := range companyRows {
-		companies = append(companies, c)
-	}
-	for i, rows := range [3][]any{shares, days, companies} {
-		if len(rows) == 0 {
-			continue
-		}
-		list, err := json.Marshal(rows)
-		if err != nil {
+	for i, rows := range [3][][]any{shares, dayRows, companyRows} {
+		if err := rollupTables[i].exec(tx, rows); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(tx.ctx, rollupSQL[i], string(list)); err != nil {
-			return err
+	}
+	return nil
+}
+
+// rowInsert is an INSERT of many rows given as head, a VALUES list and tail.
+type rowInsert struct {
+	head, tail string
+	cols       int
+}
+
+// insertChunks are the row counts of the VALUES lists rowInsert.exec writes with, largest first: a fixed
+// few statement texts, each prepared once, where one text per row count would crowd the statement cache.
+var insertChunks = [...]int{32, 8, 1}
+
+// exec inserts rows, as few statements of insertChunks' sizes as they fit in.
+func (ri rowInsert) exec(tx *wtx, rows [][]any) error {
+	for _, n := range insertChunks {
+		query := ri.head + placeholders(n, ri.cols) + ri.tail
+		for ; len(rows) >= n; rows = rows[n:] {
+			args := make([]any, 0, n*ri.cols)
+			for _, r := range rows[:n] {
+				args = append(args, r...)
+			}
+			if _, err := tx.ExecContext(tx.ctx, query, args...); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
