@@ -7,7 +7,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/feedbridge/feedbridge/core"
-	"github.com/feedbridge/feedbridge/store/internal/themeshare"
 )
 
 // CompleteInsightJob stores the job's insights (replacing any of an earlier run) and marks it done.
@@ -63,10 +62,9 @@ func (s *Store) completeJobs(ctx context.Context, op, worker string, results []c
 		if len(written) == 0 {
 			return nil
 		}
-		latest := themeshare.Latest(written)
 		b := &pgx.Batch{}
-		queueInsights(b, latest)
-		queueRollup(b, latest)
+		queueInsights(b, written)
+		queueRollup(b, written)
 		return tx.SendBatch(ctx, b).Close()
 	})
 	if err != nil {
@@ -77,9 +75,13 @@ func (s *Store) completeJobs(ctx context.Context, op, worker string, results []c
 
 // queueInsights adds to b the two statements that replace the insights of the results' records with the
 // results' insights, whatever their number: one deletion and one insertion from arrays, each insight's
-// themes and tags a slice (offset, length) of one flat array. results name each record once
-// (themeshare.Latest).
+// themes and tags a slice (offset, length) of one flat array. A record named by more than one result gets
+// the insights of the last, as if they were written one after another.
 func queueInsights(b *pgx.Batch, results []core.JobResult) {
+	last := make(map[core.ID]int, len(results))
+	for i, r := range results {
+		last[r.Job.RecordID] = i
+	}
 	var (
 		recWS, recIDs                                          []string
 		ids, wss, recs, kinds, sums, quotes, sents, extractors []string
@@ -88,7 +90,10 @@ func queueInsights(b *pgx.Batch, results []core.JobResult) {
 		themes, tags                                           []string
 		created                                                []*time.Time
 	)
-	for _, r := range results {
+	for i, r := range results {
+		if last[r.Job.RecordID] != i {
+			continue
+		}
 		recWS, recIDs = append(recWS, string(r.Job.Workspace)), append(recIDs, string(r.Job.RecordID))
 		for _, in := range r.Insights {
 			if in.ID == "" {
