@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 
@@ -44,44 +43,6 @@ func batchInsights(i int) []core.Insight {
 			Themes: themes[(i+k)%len(themes)], Tags: []string{}, Extractor: "builtin"}
 	}
 	return out
-}
-
-// TestCompleteInsightJobsStatements: completing a batch of jobs runs the same few statements however
-// many jobs it holds, where writing each job's queue row and insights apart ran several per job.
-func TestCompleteInsightJobsStatements(t *testing.T) {
-	st := openT(t, filepath.Join(t.TempDir(), "c.db"))
-	ws, err := core.NewService(st, core.Options{}).CreateWorkspace(t.Context(), "A", core.PlanBusiness, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range []int{1, 64} {
-		jobs := completeBatchJobs(t, st, ws.ID, n)
-		results := make([]core.JobResult, n)
-		for i, j := range jobs {
-			results[i] = core.JobResult{Job: j, Insights: batchInsights(i)}
-		}
-		if err := st.FlushIndex(t.Context()); err != nil {
-			t.Fatal(err)
-		}
-		before := st.wc.runs.Load()
-		notHeld, err := st.CompleteInsightJobs(t.Context(), "w", results)
-		if err != nil || len(notHeld) != 0 {
-			t.Fatalf("complete %d: not held %v, %v", n, notHeld, err)
-		}
-		// The jobs' deletion, the insights' deletion, the records read for the roll-up, then the insights
-		// and the roll-up's three tables many rows a statement: far fewer statements than jobs.
-		if got, most := st.wc.runs.Load()-before, 3+4*(2+n/8); got > int64(most) {
-			t.Errorf("completing %d jobs ran %d statements, want at most %d", n, got, most)
-		}
-	}
-}
-
-// Completing jobs finds each by its key, not by walking every running job of the queue.
-func TestCompleteJobsPlan(t *testing.T) {
-	st := openT(t, filepath.Join(t.TempDir(), "plan.db"))
-	if got := queryPlan(t, st, deleteHeldJobs, "[]", "w"); !strings.Contains(got, "SEARCH q USING INDEX sqlite_autoindex_queue_items_1 (id=? AND queue=?)") {
-		t.Errorf("plan of the jobs' deletion: %s", got)
-	}
 }
 
 // TestCompleteInsightJobsRollup: the roll-up a batch writes (with a record completed twice, re-extracted

@@ -9,6 +9,30 @@ import (
 	"github.com/feedbridge/feedbridge/core"
 )
 
+// insertInsight stores one insight of the job's record; themes and tags are JSON arrays.
+func insertInsight(ctx context.Context, tx *wtx, job core.InsightJob, in core.Insight, now int64) error {
+	if in.ID == "" {
+		in.ID = core.NewID()
+	}
+	created := now
+	if !in.CreatedAt.IsZero() {
+		created = ms(in.CreatedAt)
+	}
+	themes, err := json.Marshal(nonNil(in.Themes))
+	if err != nil {
+		return err
+	}
+	tags, err := json.Marshal(nonNil(in.Tags))
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO insights(id, workspace_id, record_id, kind, summary, quote, sentiment,
+		sentiment_score, themes, tags, extractor, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		in.ID, job.Workspace, job.RecordID, in.Kind, in.Summary, in.Quote, in.Sentiment, in.SentimentScore,
+		string(themes), string(tags), in.Extractor, created)
+	return err
+}
+
 func nonNil(s []string) []string {
 	if s == nil {
 		return []string{}

@@ -2,12 +2,17 @@ package sqlite
 
 import (
 	"context"
-	"encoding/json"
+	"database/sql"
+	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/feedbridge/feedbridge/core"
-	"github.com/feedbridge/feedbridge/store/internal/themeshare"
 )
+
+// heldJob is the condition that an insight job (id, workspace) is still the worker's: running and leased
+// to it. A worker whose lease ran out keeps the job until someone else claims it.
+const heldJob = `queue = '` + core.InsightQueue + `' AND id = ? AND workspace_id = ? AND state = 'running' AND leased_by = ?`
 
 // errNotHeld is returned when a worker finishes a job it no longer holds; its result is dropped.
 var errNotHeld = fmt.Errorf("insight job is not held by this worker: %w", core.ErrConflict)
@@ -16,11 +21,10 @@ var errNotHeld = fmt.Errorf("insight job is not held by this worker: %w", core.E
 // only while worker holds the job.
 func (s *Store) CompleteInsightJob(ctx context.Context, job core.InsightJob, worker string, ins []core.Insight) error {
 	return s.write(ctx, "complete insight job", func(tx *wtx) error {
-		notHeld, err := s.completeJobs(tx, worker, []core.JobResult{{Job: job, Insights: ins}})
-		if err == nil && len(notHeld) > 0 {
-			err = errNotHeld
+		if err := completeJob(ctx, tx, job, worker, ins, s.nowMS()); err != nil {
+			return err
 		}
-		return err
+		return rollupRecords(ctx, tx, []core.ID{job.RecordID})
 	})
 }
 
@@ -31,9 +35,24 @@ func (s *Store) CompleteInsightJobs(ctx context.Context, worker string, results 
 	if len(results) == 0 {
 		return notHeld, nil
 	}
-	err := s.write(ctx, "complete insight jobs", func(tx *wtx) (err error) {
-		notHeld, err = s.completeJobs(tx, worker, results)
-		return err
+	err := s.write(ctx, "complete insight jobs", func(tx *wtx) error {
+		notHeld = notHeld[:0]
+		now := s.nowMS()
+		var written []core.ID
+		for _, r := range results {
+			err := completeJob(ctx, tx, r.Job, worker, r.Insights, now)
+			if errors.Is(err, errNotHeld) {
+				notHeld = append(notHeld, r.Job.ID)
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if !slices.Contains(written, r.Job.RecordID) {
+				written = append(written, r.Job.RecordID)
+			}
+		}
+		return rollupRecords(ctx, tx, written)
 	})
 	if err != nil {
 		return nil, err
@@ -41,107 +60,32 @@ func (s *Store) CompleteInsightJobs(ctx context.Context, worker string, results 
 	return notHeld, nil
 }
 
-// deleteHeldJobs (?1 a JSON list of [job id, workspace], ?2 the worker) deletes the listed insight jobs
-// the worker holds and returns their ids. CROSS JOIN keeps the list as the outer loop, each job found by
-// its key: the planner would otherwise walk every running job of the queue (the pool's reserve) against
-// the list.
-const deleteHeldJobs = `DELETE FROM queue_items WHERE seq IN (SELECT q.seq FROM json_each(?1) k
-	CROSS JOIN queue_items q ON q.id = k.value ->> 0 AND q.queue = '` + core.InsightQueue + `'
-	WHERE q.workspace_id = k.value ->> 1 AND q.state = 'running' AND q.leased_by = ?2) RETURNING id`
-
-// completeJobs marks the jobs of results that worker holds done and replaces their records' insights with
-// the results' (a record named twice gets the last result's), and adds them to the theme roll-up. The
-// statements are the same few however many jobs there are: one deletion of the jobs, one of the records'
-// earlier insights, one insertion of the new ones, then the roll-up (rollupShares). It returns the jobs
-// worker did not hold, whose results are dropped.
-func (s *Store) completeJobs(tx *wtx, worker string, results []core.JobResult) ([]core.ID, error) {
-	keys := make([][2]core.ID, len(results))
-	for i, r := range results {
-		keys[i] = [2]core.ID{r.Job.ID, r.Job.Workspace}
+// completeJob marks the job done and replaces its record's insights with ins; errNotHeld, with nothing
+// written, when worker no longer holds it.
+func completeJob(ctx context.Context, tx *wtx, job core.InsightJob, worker string, ins []core.Insight, now int64) error {
+	if err := heldChange(tx.ExecContext(ctx, `DELETE FROM queue_items WHERE `+heldJob, job.ID, job.Workspace, worker)); err != nil {
+		return err
 	}
-	list, err := json.Marshal(keys)
-	if err != nil {
-		return nil, err
+	if _, err := tx.ExecContext(ctx, `DELETE FROM insights WHERE workspace_id = ? AND record_id = ?`, job.Workspace, job.RecordID); err != nil {
+		return err
 	}
-	rows, err := tx.QueryContext(tx.ctx, deleteHeldJobs, string(list), worker)
-	done, err := collect(rows, func(sc scanner) (core.ID, error) {
-		var id core.ID
-		return id, sc.Scan(&id)
-	})
-	if err != nil {
-		return nil, err
-	}
-	held := make(map[core.ID]bool, len(done))
-	for _, id := range done {
-		held[id] = true
-	}
-	notHeld := []core.ID{}
-	var mine []core.JobResult
-	for _, r := range results {
-		if !held[r.Job.ID] {
-			notHeld = append(notHeld, r.Job.ID)
-			continue
+	for _, in := range ins {
+		if err := insertInsight(ctx, tx, job, in, now); err != nil {
+			return err
 		}
-		mine = append(mine, r)
 	}
-	if len(mine) == 0 {
-		return notHeld, nil
-	}
-	latest := themeshare.Latest(mine)
-	if err := replaceInsights(tx, latest, s.nowMS()); err != nil {
-		return nil, err
-	}
-	return notHeld, rollupShares(tx, latest)
+	return nil
 }
 
-// replaceInsights deletes the earlier insights of the results' records (the delete trigger takes their
-// shares out of the roll-up) and inserts the results' insights in extraction order, many rows a statement.
-func replaceInsights(tx *wtx, results []core.JobResult, now int64) error {
-	recs := make([][2]core.ID, len(results))
-	var rows [][]any
-	for i, r := range results {
-		recs[i] = [2]core.ID{r.Job.Workspace, r.Job.RecordID}
-		for _, in := range r.Insights {
-			row, err := insightRow(r.Job, in, now)
-			if err != nil {
-				return err
-			}
-			rows = append(rows, row)
-		}
-	}
-	list, err := json.Marshal(recs)
+func heldChange(res sql.Result, err error) error {
 	if err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(tx.ctx, `DELETE FROM insights WHERE rowid IN (SELECT i.rowid FROM json_each(?) k
-		JOIN insights i ON i.workspace_id = k.value ->> 0 AND i.record_id = k.value ->> 1)`, string(list)); err != nil {
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		if err == nil {
+			err = errNotHeld
+		}
 		return err
 	}
-	return insightInsert.exec(tx, rows)
-}
-
-// insightInsert writes insights, each row as insightRow gives it.
-var insightInsert = rowInsert{head: `INSERT INTO insights(id, workspace_id, record_id, kind, summary, quote, sentiment,
-	sentiment_score, themes, tags, extractor, created_at) VALUES `, cols: 12}
-
-// insightRow is the row of one insight of the job's record as replaceInsights inserts it; themes and tags
-// are stored as JSON arrays.
-func insightRow(job core.InsightJob, in core.Insight, now int64) ([]any, error) {
-	if in.ID == "" {
-		in.ID = core.NewID()
-	}
-	created := now
-	if !in.CreatedAt.IsZero() {
-		created = ms(in.CreatedAt)
-	}
-	themes, err := json.Marshal(nonNil(in.Themes))
-	if err != nil {
-		return nil, err
-	}
-	tags, err := json.Marshal(nonNil(in.Tags))
-	if err != nil {
-		return nil, err
-	}
-	return []any{in.ID, job.Workspace, job.RecordID, in.Kind, in.Summary, in.Quote, in.Sentiment, in.SentimentScore,
-		string(themes), string(tags), in.Extractor, created}, nil
+	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"sync"
-	"sync/atomic"
 )
 
 // maxCached bounds the statement cache; past it, new queries (IN lists sized by one request) run
@@ -14,10 +13,9 @@ const maxCached = 512
 // stmtCache keeps prepared statements of one pool by their SQL text. Preparing is a good part of a small
 // query's cost in SQLite, and the store runs a small, fixed set of statements.
 type stmtCache struct {
-	db   *sql.DB
-	mu   sync.Mutex
-	m    map[string]*sql.Stmt
-	runs atomic.Int64 // statements run in write transactions: what a write costs, counted the same under any load
+	db *sql.DB
+	mu sync.Mutex
+	m  map[string]*sql.Stmt
 }
 
 func newStmtCache(db *sql.DB) *stmtCache { return &stmtCache{db: db, m: map[string]*sql.Stmt{}} }
@@ -155,7 +153,6 @@ const maxBound = 16
 // end, so each statement is bound once per transaction: a group of writes runs the same few statements
 // (and savepoints) once per write.
 func (t *wtx) stmt(query string) (*sql.Stmt, error) {
-	t.c.runs.Add(1)
 	st := t.c.lookup(query)
 	if st == nil {
 		t.missed = append(t.missed, query)
