@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/feedbridge/feedbridge/core"
@@ -104,17 +105,49 @@ func (w *recordWriter) jobArgs(nr core.NewRecord) []any {
 // single writer a good part of what its row does, and a create runs with the writer's queue waiting on it.
 // The job comes first, as its seq did when it had a statement of its own. A repeated (queue, id) is
 // ignored, as enqueue ignores it; the job's id is new.
+//
+// The rows share their workspace, key and time, and the job and every event of a create have the same
+// kind, state and due time, so the statement binds those once and writes the constants into its text:
+// an event binds its id, queue, body and retry window only. Every bound value is a conversion, a copy
+// and an allocation on the writer, which every other write is waiting for.
 func (w *recordWriter) queueCreated(nr core.NewRecord, events []core.QueueItem) error {
-	n := len(events)
-	if nr.EnqueueInsight {
-		n++
-	}
-	if n == 0 {
+	if !nr.EnqueueInsight && len(events) == 0 {
 		return nil
 	}
-	args := make([]any, 0, n*jobInsertColCount)
+	if !sharedItems(w.ws, nr.ID, events) {
+		return w.queueCreatedEach(nr, events)
+	}
+	args := make([]any, 0, createdShared+1+createdPerEvent*len(events))
+	args = append(args, string(w.ws), string(nr.ID), w.now)
+	if nr.EnqueueInsight {
+		args = append(args, string(core.NewID()))
+	}
+	for _, it := range events {
+		args = append(args, string(it.ID), it.Queue, it.Body, retryWindow(it).Milliseconds())
+	}
+	_, err := w.tx.ExecContext(w.ctx, createdInsert(nr.EnqueueInsight, len(events)), args...)
+	return err
+}
+
+// sharedItems reports whether every event is one a create writes for its record: the record's workspace
+// and key, the event kind, no time of its own.
+func sharedItems(ws, key core.ID, events []core.QueueItem) bool {
+	for _, it := range events {
+		if it.Workspace != ws || it.Key != string(key) || it.Kind != core.EventKind || !it.CreatedAt.IsZero() {
+			return false
+		}
+	}
+	return true
+}
+
+// queueCreatedEach queues the job and events with every column bound, for events queueCreated's shared
+// statement does not describe.
+func (w *recordWriter) queueCreatedEach(nr core.NewRecord, events []core.QueueItem) error {
+	n := len(events)
+	args := make([]any, 0, (n+1)*jobInsertColCount)
 	if nr.EnqueueInsight {
 		args = append(args, w.jobArgs(nr)...)
+		n++
 	}
 	for _, it := range events {
 		args = appendItemArgs(args, it, w.now)
@@ -122,6 +155,57 @@ func (w *recordWriter) queueCreated(nr core.NewRecord, events []core.QueueItem) 
 	_, err := w.tx.ExecContext(w.ctx, itemInsert(n), args...)
 	return err
 }
+
+// The shared statement's parameters: ?1 the workspace, ?2 the key (the record's id), ?3 the time; then
+// the job's id when there is a job; then each event's id, queue, body and retry window in milliseconds.
+const (
+	createdShared   = 3
+	createdPerEvent = 4
+)
+
+// createdInserts are queueCreated's statements by whether there is a job and the number of events, built
+// once; more events than that are built when needed.
+var createdInserts = func() (out [2][8]string) {
+	for job := range out {
+		for n := range out[job] {
+			out[job][n] = buildCreatedInsert(job == 1, n)
+		}
+	}
+	return out
+}()
+
+func createdInsert(job bool, events int) string {
+	j := 0
+	if job {
+		j = 1
+	}
+	if events < len(createdInserts[j]) {
+		return createdInserts[j][events]
+	}
+	return buildCreatedInsert(job, events)
+}
+
+func buildCreatedInsert(job bool, events int) string {
+	var rows []string
+	p := createdShared + 1
+	if job {
+		retry := strconv.FormatInt(core.DefaultRetryFor.Milliseconds(), 10)
+		rows = append(rows, `(?4, `+sqlText(core.InsightQueue)+`, `+sqlText(core.KindInsight)+`, ?1, ?2, X'', `+
+			sqlText(core.JobQueued)+`, `+retry+`, ?3, ?3 + `+retry+`, ?3, ?3)`)
+		p++
+	}
+	for range events {
+		id, queue, body, retry := "?"+strconv.Itoa(p), "?"+strconv.Itoa(p+1), "?"+strconv.Itoa(p+2), "?"+strconv.Itoa(p+3)
+		rows = append(rows, `(`+id+`, `+queue+`, `+sqlText(core.EventKind)+`, ?1, ?2, `+body+`, `+sqlText(core.JobQueued)+
+			`, `+retry+`, ?3, ?3 + `+retry+`, ?3, ?3)`)
+		p += createdPerEvent
+	}
+	return `INSERT INTO queue_items(` + jobInsertCols + `) VALUES ` + strings.Join(rows, ", ") +
+		` ON CONFLICT (queue, id) DO NOTHING`
+}
+
+// sqlText is s as an SQL string literal.
+func sqlText(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // itemInserts are the statements inserting one to len(itemInserts) queue items, built once.
 var itemInserts = func() (out [8]string) {

@@ -57,16 +57,21 @@ func (s *Store) enqueue(tx *wtx, items []core.QueueItem) error {
 
 // appendItemArgs appends the values of item it for jobInsertCols, queued and due at now.
 func appendItemArgs(args []any, it core.QueueItem, now int64) []any {
-	retryFor := it.RetryFor
-	if retryFor == 0 {
-		retryFor = core.DefaultRetryFor
-	}
+	retryFor := retryWindow(it)
 	created := now
 	if !it.CreatedAt.IsZero() {
 		created = ms(it.CreatedAt)
 	}
 	return append(args, it.ID, it.Queue, it.Kind, it.Workspace, it.Key, it.Body, core.JobQueued, retryFor.Milliseconds(),
 		now, now+retryFor.Milliseconds(), created, now)
+}
+
+// retryWindow is how long it is retried: its own window, or the default.
+func retryWindow(it core.QueueItem) time.Duration {
+	if it.RetryFor == 0 {
+		return core.DefaultRetryFor
+	}
+	return it.RetryFor
 }
 
 // createdEvents writes the record.created events of a bulk write's created records that have an outbox,
