@@ -9,16 +9,29 @@ import (
 	"github.com/feedbridge/feedbridge/core"
 )
 
-// bulkRows is how many records one multi-row INSERT carries: 21 columns × 100 rows stays far below SQLite's
-// variable limit, and larger statements measured no faster.
-const bulkRows = 100
+// A bulk write inserts its records, tags and insight jobs one row per statement. SQLite keeps a statement
+// journal (a copy of every page the statement changes, held in memory and freed when the statement ends)
+// for a statement that writes several rows and may fail half-way, so that the failure undoes only that
+// statement. A bulk write never needs that: any failure rolls back its whole transaction. A row's keys
+// fall in no order in most of the record's indexes, so once they outgrow a statement's rows each row
+// changes a page of its own in each of them, and the journal grew to about ten pages per row, a cost per
+// row that rose with the store. A one-row INSERT keeps no statement journal.
+//
+// soloRecords is the size from which a bulk write runs in a transaction of its own (writeSolo) rather than
+// in a savepoint of a shared one: a savepoint journals every page its write changes, for the same reason
+// and at the same price, to save a commit that such a write barely notices.
+const soloRecords = 64
 
 // CreateRecords writes many records in one transaction with prepared multi-row inserts. A record whose dedup
 // key exists (or repeats within rs) comes back with Created=false and the first record's id. Idempotency and
 // CountIdea do not apply here. An unknown referenced id fails the whole batch, writing nothing.
 func (s *Store) CreateRecords(ctx context.Context, ws core.ID, rs []core.NewRecord) ([]core.BulkResult, error) {
 	out := make([]core.BulkResult, len(rs))
-	err := s.write(ctx, "create records", func(tx *wtx) error {
+	write := s.write
+	if len(rs) >= soloRecords {
+		write = s.writeSolo
+	}
+	err := write(ctx, "create records", func(tx *wtx) error {
 		w := s.newRecordWriter(tx, ws)
 		if _, err := w.workspace(); err != nil {
 			return err
@@ -119,9 +132,9 @@ func (w *recordWriter) existingDedupKeys(rs []core.NewRecord) (map[string]core.I
 	return found, query()
 }
 
-// bulk gathers the rows of records, their tags and their insight jobs, and writes them in multi-row
-// statements: records in seq order, so that the table's B-tree is appended to; tags and jobs after their
-// records, because their foreign keys are checked at once.
+// bulk gathers the rows of records, their tags and their insight jobs, and writes them one row per
+// statement (see soloRecords): records in seq order, so that the table's B-tree is appended to; tags and
+// jobs after their records, because their foreign keys are checked at once.
 type bulk struct {
 	w                   *recordWriter
 	pending             []pendingRecord
@@ -138,9 +151,9 @@ func newBulk(w *recordWriter, n int) *bulk {
 	return &bulk{
 		w:       w,
 		pending: make([]pendingRecord, 0, n),
-		records: &multiInsert{w: w, prefix: `INSERT INTO records(` + recordCols + `) VALUES `, cols: recordColCount, rows: bulkRows},
-		tags:    &multiInsert{w: w, prefix: `INSERT INTO record_tags(record_id, tag_id, pos) VALUES `, cols: 3, rows: 500},
-		jobs:    &multiInsert{w: w, prefix: `INSERT INTO queue_items(` + jobInsertCols + `) VALUES `, cols: jobInsertColCount, rows: bulkRows},
+		records: &multiInsert{w: w, prefix: `INSERT INTO records(` + recordCols + `) VALUES `, cols: recordColCount, rows: 1},
+		tags:    &multiInsert{w: w, prefix: `INSERT INTO record_tags(record_id, tag_id, pos) VALUES `, cols: 3, rows: 1},
+		jobs:    &multiInsert{w: w, prefix: `INSERT INTO queue_items(` + jobInsertCols + `) VALUES `, cols: jobInsertColCount, rows: 1},
 	}
 }
 
