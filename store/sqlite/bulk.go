@@ -138,7 +138,7 @@ func (w *recordWriter) existingDedupKeys(rs []core.NewRecord) (map[string]core.I
 type bulk struct {
 	w                   *recordWriter
 	pending             []pendingRecord
-	records, tags, jobs *multiInsert
+	records, tags, jobs *rowInsert
 }
 
 type pendingRecord struct {
@@ -151,9 +151,9 @@ func newBulk(w *recordWriter, n int) *bulk {
 	return &bulk{
 		w:       w,
 		pending: make([]pendingRecord, 0, n),
-		records: &multiInsert{w: w, prefix: `INSERT INTO records(` + recordCols + `) VALUES `, cols: recordColCount, rows: 1},
-		tags:    &multiInsert{w: w, prefix: `INSERT INTO record_tags(record_id, tag_id, pos) VALUES `, cols: 3, rows: 1},
-		jobs:    &multiInsert{w: w, prefix: `INSERT INTO queue_items(` + jobInsertCols + `) VALUES `, cols: jobInsertColCount, rows: 1},
+		records: newRowInsert(w, `INSERT INTO records(`+recordCols+`) VALUES `, recordColCount),
+		tags:    newRowInsert(w, `INSERT INTO record_tags(record_id, tag_id, pos) VALUES `, 3),
+		jobs:    newRowInsert(w, `INSERT INTO queue_items(`+jobInsertCols+`) VALUES `, jobInsertColCount),
 	}
 }
 
@@ -192,7 +192,7 @@ func (b *bulk) flush() error {
 		}
 	}
 	b.pending = b.pending[:0]
-	for _, m := range []*multiInsert{b.records, b.tags, b.jobs} {
+	for _, m := range []*rowInsert{b.records, b.tags, b.jobs} {
 		if err := m.flush(); err != nil {
 			return err
 		}
@@ -200,44 +200,40 @@ func (b *bulk) flush() error {
 	return nil
 }
 
-// multiInsert buffers rows of one INSERT and writes them in statements of up to rows rows. They run
-// through the writer's statement cache, so the full-size statement is prepared once per store, not in
-// every transaction.
-type multiInsert struct {
-	w          *recordWriter
-	prefix     string
-	cols, rows int
-	args       []any
-	n          int
-	full       string // the full-size statement, built on first use
+// rowInsert buffers the rows of one table and inserts them one row per statement (see soloRecords). The
+// statement comes from the writer's cache; in a transaction that finds it missing (the store's first bulk
+// write) it is prepared once for that transaction rather than once per row.
+type rowInsert struct {
+	w     *recordWriter
+	query string
+	cols  int
+	args  []any
 }
 
-func (m *multiInsert) add(args ...any) {
-	if m.args == nil {
-		m.args = make([]any, 0, m.rows*m.cols)
+func newRowInsert(w *recordWriter, prefix string, cols int) *rowInsert {
+	return &rowInsert{w: w, query: prefix + placeholders(1, cols), cols: cols}
+}
+
+func (m *rowInsert) add(args ...any) { m.args = append(m.args, args...) }
+
+func (m *rowInsert) flush() error {
+	if len(m.args) == 0 {
+		return nil
 	}
-	m.args = append(m.args, args...)
-	m.n++
-}
-
-func (m *multiInsert) flush() error {
-	args := m.args
-	for m.n > 0 {
-		k := min(m.n, m.rows)
-		var query string
-		if k == m.rows {
-			if m.full == "" {
-				m.full = m.prefix + placeholders(m.rows, m.cols)
-			}
-			query = m.full
-		} else {
-			query = m.prefix + placeholders(k, m.cols)
-		}
-		if _, err := m.w.tx.ExecContext(m.w.ctx, query, args[:k*m.cols]...); err != nil {
+	st, err := m.w.tx.stmt(m.query)
+	if err != nil {
+		return err
+	}
+	if st == nil {
+		if st, err = m.w.tx.PrepareContext(m.w.ctx, m.query); err != nil {
 			return err
 		}
-		args = args[k*m.cols:]
-		m.n -= k
+		defer st.Close()
+	}
+	for args := m.args; len(args) > 0; args = args[m.cols:] {
+		if _, err := st.ExecContext(m.w.ctx, args[:m.cols]...); err != nil {
+			return err
+		}
 	}
 	clear(m.args) // the rows' values are garbage now; keep only the buffer
 	m.args = m.args[:0]
