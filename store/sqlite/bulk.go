@@ -14,15 +14,15 @@ import (
 // for a statement that writes several rows and may fail half-way, so that the failure undoes only that
 // statement. A bulk write never needs that: any failure rolls back its whole transaction. A row's keys
 // fall in no order in most of the record's indexes, so once they outgrow a statement's rows each row
-// changes a page of its own in each of them, and the journal grew to about ten pages per row, a cost per
-// row that rose with the store. A one-row INSERT keeps no statement journal.
+// changes a page of its own in each of them: the journal, and its cost per row, grew with the store. A
+// one-row INSERT keeps no statement journal.
 //
 // soloRecords is the size from which a bulk write runs in a transaction of its own (writeSolo) rather than
 // in a savepoint of a shared one: a savepoint journals every page its write changes, for the same reason
 // and at the same price, to save a commit that such a write barely notices.
 const soloRecords = 64
 
-// CreateRecords writes many records in one transaction with prepared multi-row inserts. A record whose dedup
+// CreateRecords writes many records in one transaction with prepared one-row inserts. A record whose dedup
 // key exists (or repeats within rs) comes back with Created=false and the first record's id. Idempotency and
 // CountIdea do not apply here. An unknown referenced id fails the whole batch, writing nothing.
 func (s *Store) CreateRecords(ctx context.Context, ws core.ID, rs []core.NewRecord) ([]core.BulkResult, error) {
