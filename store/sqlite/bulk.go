@@ -9,16 +9,29 @@ import (
 	"github.com/feedbridge/feedbridge/core"
 )
 
-// bulkRows is how many records one multi-row INSERT carries: 21 columns × 100 rows stays far below SQLite's
-// variable limit, and larger statements measured no faster.
-const bulkRows = 100
+// A bulk write inserts its records, tags and insight jobs one row per statement. SQLite keeps a statement
+// journal (a copy of every page the statement changes, held in memory and freed when the statement ends)
+// for a statement that writes several rows and may fail half-way, so that the failure undoes only that
+// statement. A bulk write never needs that: any failure rolls back its whole transaction. A row's keys
+// fall in no order in most of the record's indexes, so once they outgrow a statement's rows each row
+// changes a page of its own in each of them: the journal, and its cost per row, grew with the store. A
+// one-row INSERT keeps no statement journal.
+//
+// soloRecords is the size from which a bulk write runs in a transaction of its own (writeSolo) rather than
+// in a savepoint of a shared one: a savepoint journals every page its write changes, for the same reason
+// and at the same price, to save a commit that such a write barely notices.
+const soloRecords = 64
 
-// CreateRecords writes many records in one transaction with prepared multi-row inserts. A record whose dedup
+// CreateRecords writes many records in one transaction with prepared one-row inserts. A record whose dedup
 // key exists (or repeats within rs) comes back with Created=false and the first record's id. Idempotency and
 // CountIdea do not apply here. An unknown referenced id fails the whole batch, writing nothing.
 func (s *Store) CreateRecords(ctx context.Context, ws core.ID, rs []core.NewRecord) ([]core.BulkResult, error) {
 	out := make([]core.BulkResult, len(rs))
-	err := s.write(ctx, "create records", func(tx *wtx) error {
+	write := s.write
+	if len(rs) >= soloRecords {
+		write = s.writeSolo
+	}
+	err := write(ctx, "create records", func(tx *wtx) error {
 		w := s.newRecordWriter(tx, ws)
 		if _, err := w.workspace(); err != nil {
 			return err
@@ -119,13 +132,13 @@ func (w *recordWriter) existingDedupKeys(rs []core.NewRecord) (map[string]core.I
 	return found, query()
 }
 
-// bulk gathers the rows of records, their tags and their insight jobs, and writes them in multi-row
-// statements: records in seq order, so that the table's B-tree is appended to; tags and jobs after their
-// records, because their foreign keys are checked at once.
+// bulk gathers the rows of records, their tags and their insight jobs, and writes them one row per
+// statement (see soloRecords): records in seq order, so that the table's B-tree is appended to; tags and
+// jobs after their records, because their foreign keys are checked at once.
 type bulk struct {
 	w                   *recordWriter
 	pending             []pendingRecord
-	records, tags, jobs *multiInsert
+	records, tags, jobs *rowInsert
 }
 
 type pendingRecord struct {
@@ -138,9 +151,9 @@ func newBulk(w *recordWriter, n int) *bulk {
 	return &bulk{
 		w:       w,
 		pending: make([]pendingRecord, 0, n),
-		records: &multiInsert{w: w, prefix: `INSERT INTO records(` + recordCols + `) VALUES `, cols: recordColCount, rows: bulkRows},
-		tags:    &multiInsert{w: w, prefix: `INSERT INTO record_tags(record_id, tag_id, pos) VALUES `, cols: 3, rows: 500},
-		jobs:    &multiInsert{w: w, prefix: `INSERT INTO queue_items(` + jobInsertCols + `) VALUES `, cols: jobInsertColCount, rows: bulkRows},
+		records: newRowInsert(w, `INSERT INTO records(`+recordCols+`) VALUES `, recordColCount),
+		tags:    newRowInsert(w, `INSERT INTO record_tags(record_id, tag_id, pos) VALUES `, 3),
+		jobs:    newRowInsert(w, `INSERT INTO queue_items(`+jobInsertCols+`) VALUES `, jobInsertColCount),
 	}
 }
 
@@ -179,7 +192,7 @@ func (b *bulk) flush() error {
 		}
 	}
 	b.pending = b.pending[:0]
-	for _, m := range []*multiInsert{b.records, b.tags, b.jobs} {
+	for _, m := range []*rowInsert{b.records, b.tags, b.jobs} {
 		if err := m.flush(); err != nil {
 			return err
 		}
@@ -187,44 +200,40 @@ func (b *bulk) flush() error {
 	return nil
 }
 
-// multiInsert buffers rows of one INSERT and writes them in statements of up to rows rows. They run
-// through the writer's statement cache, so the full-size statement is prepared once per store, not in
-// every transaction.
-type multiInsert struct {
-	w          *recordWriter
-	prefix     string
-	cols, rows int
-	args       []any
-	n          int
-	full       string // the full-size statement, built on first use
+// rowInsert buffers the rows of one table and inserts them one row per statement (see soloRecords). The
+// statement comes from the writer's cache; in a transaction that finds it missing (the store's first bulk
+// write) it is prepared once for that transaction rather than once per row.
+type rowInsert struct {
+	w     *recordWriter
+	query string
+	cols  int
+	args  []any
 }
 
-func (m *multiInsert) add(args ...any) {
-	if m.args == nil {
-		m.args = make([]any, 0, m.rows*m.cols)
+func newRowInsert(w *recordWriter, prefix string, cols int) *rowInsert {
+	return &rowInsert{w: w, query: prefix + placeholders(1, cols), cols: cols}
+}
+
+func (m *rowInsert) add(args ...any) { m.args = append(m.args, args...) }
+
+func (m *rowInsert) flush() error {
+	if len(m.args) == 0 {
+		return nil
 	}
-	m.args = append(m.args, args...)
-	m.n++
-}
-
-func (m *multiInsert) flush() error {
-	args := m.args
-	for m.n > 0 {
-		k := min(m.n, m.rows)
-		var query string
-		if k == m.rows {
-			if m.full == "" {
-				m.full = m.prefix + placeholders(m.rows, m.cols)
-			}
-			query = m.full
-		} else {
-			query = m.prefix + placeholders(k, m.cols)
-		}
-		if _, err := m.w.tx.ExecContext(m.w.ctx, query, args[:k*m.cols]...); err != nil {
+	st, err := m.w.tx.stmt(m.query)
+	if err != nil {
+		return err
+	}
+	if st == nil {
+		if st, err = m.w.tx.PrepareContext(m.w.ctx, m.query); err != nil {
 			return err
 		}
-		args = args[k*m.cols:]
-		m.n -= k
+		defer st.Close()
+	}
+	for args := m.args; len(args) > 0; args = args[m.cols:] {
+		if _, err := st.ExecContext(m.w.ctx, args[:m.cols]...); err != nil {
+			return err
+		}
 	}
 	clear(m.args) // the rows' values are garbage now; keep only the buffer
 	m.args = m.args[:0]
